@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds the local control plane's binaries from the Go module proxy into a cache outside git:
+#   $KRT_CACHE_DIR/bin/<component>-<version>/<binary>
+# Each group is rebuilt only when its pinned version changes. When KRT_ASSETS points at a
+# directory of prebuilt binaries (like envtest's KUBEBUILDER_ASSETS), nothing is built.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=versions.env
+source "$here/versions.env"
+cache="${KRT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kruntimes}"
+export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
+export CGO_ENABLED=0
+export GOCACHE="${GOCACHE:-$cache/go-build}"
+export GOMODCACHE="${GOMODCACHE:-$(go env GOMODCACHE)}"
+
+if [[ -n "${KRT_ASSETS:-}" ]]; then
+  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    [[ -x "$KRT_ASSETS/$b" ]] || { echo "KRT_ASSETS=$KRT_ASSETS has no executable $b; unset KRT_ASSETS to build from source" >&2; exit 1; }
+  done
+  echo "using prebuilt binaries from KRT_ASSETS=$KRT_ASSETS"
+  exit 0
+fi
+
+log() { printf '[build %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# build_group <name> <version> <module-setup-fn> <packages...>
+build_group() {
+  local name=$1 version=$2 setup=$3; shift 3
+  local out="$cache/bin/$name-$version"
+  if [[ -f "$out/.complete" ]]; then log "$name $version cached in $out"; return; fi
+  local mod="$cache/src/$name-$version"
+  rm -rf "$mod" "$out.tmp"; mkdir -p "$mod" "$out.tmp"
+  log "$name $version: preparing helper module in $mod"
+  "$setup" "$mod" "$version"
+  log "$name $version: go build $* (first build takes a while on 2 cores)"
+  local start=$SECONDS
+  (cd "$mod" && go build -ldflags "-s -w $(ldflags_for "$name" "$version")" -o "$out.tmp/" "$@")
+  log "$name $version: built in $((SECONDS - start))s"
+  rm -rf "$out"; mv "$out.tmp" "$out"; touch "$out/.complete"
+}
+
+ldflags_for() {
+  case $1 in
+    kubernetes)
+      local v=$2 minor; minor=${v#v1.}; minor=${minor%%.*}
+      local p=k8s.io/component-base/version
+      echo "-X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z" ;;
+    *) echo "" ;;
+  esac
+}
+
+# k8s.io/kubernetes requires every staging module at v0.0.0; pin each to the matching v0.X.Y.
+setup_kubernetes() {
+  local mod=$1 v=$2 staging
+  staging="v0.${v#v1.}"
+  local gomod; gomod=$(go mod download -json "k8s.io/kubernetes@$v" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  {
+    echo "module kruntimes.local/build/kubernetes"
+    echo "go $(sed -n 's/^go \(.*\)/\1/p' "$gomod")"
+    echo "require k8s.io/kubernetes $v"
+    grep -E '^\s+k8s.io/[^ ]+ v0\.0\.0$' "$gomod" | awk -v s="$staging" '{print "replace " $1 " => " $1 " " s}'
+  } >"$mod/go.mod"
+  cat >"$mod/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+  (cd "$mod" && go mod tidy)
+}
+
+setup_etcd() {
+  local mod=$1 v=$2
+  printf 'module kruntimes.local/build/etcd\ngo 1.24\nrequire go.etcd.io/etcd/server/v3 %s\n' "$v" >"$mod/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' >"$mod/tools.go"
+  (cd "$mod" && go mod tidy)
+}
+
+setup_helm() {
+  local mod=$1 v=$2
+  printf 'module kruntimes.local/build/helm\ngo 1.25\nrequire helm.sh/helm/v4 %s\n' "$v" >"$mod/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "helm.sh/helm/v4/cmd/helm"\n' >"$mod/tools.go"
+  (cd "$mod" && go mod tidy)
+}
+
+want="${1:-all}"
+if [[ $want == all || $want == etcd ]]; then
+  build_group etcd "$ETCD_VERSION" setup_etcd go.etcd.io/etcd/server/v3
+fi
+if [[ $want == all || $want == kubernetes ]]; then
+  build_group kubernetes "$KUBERNETES_VERSION" setup_kubernetes \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+fi
+if [[ $want == all || $want == helm ]]; then
+  build_group helm "$HELM_VERSION" setup_helm helm.sh/helm/v4/cmd/helm
+fi
