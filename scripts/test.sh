@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test suite: static checks, unit tests, then integration and e2e suites against a
+# real cluster — the local control plane (started and stopped here) unless KUBECONFIG is given.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+step() { printf '\n\033[1m== %s\033[0m (%s)\n' "$*" "$(date +%H:%M:%S)"; }
+
+step "lint and typecheck"
+node_modules/.bin/biome check .
+node_modules/.bin/tsc -p tsconfig.json --noEmit
+
+step "generated code is fresh"
+for check in scripts/check-generated.sh scripts/check-crds.sh; do
+  [[ -f $check ]] && bash "$check"
+done
+
+step "unit tests"
+unit_dirs=()
+for d in api kube controller runtimed gateway krt runtimes test/localcluster; do
+  [[ -d $d ]] && unit_dirs+=("./$d")
+done
+bun test --timeout 60000 "${unit_dirs[@]}"
+
+step "integration and e2e tests"
+if [[ -z "${KUBECONFIG:-}" ]]; then
+  export KRT_CLUSTER_DIR="${KRT_CLUSTER_DIR:-$(mktemp -d /tmp/krt-test-cluster.XXXXXX)}"
+  trap 'bun test/localcluster/main.ts down || true' EXIT
+  bun test/localcluster/main.ts up
+  KUBECONFIG="$(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.env.KRT_CLUSTER_DIR + "/cluster.json","utf8")).kubeconfig)')"
+  export KUBECONFIG
+fi
+suites=()
+for d in test/integration test/e2e; do [[ -d $d ]] && suites+=("./$d"); done
+if ((${#suites[@]})); then
+  bun test --timeout 300000 "${suites[@]}"
+fi

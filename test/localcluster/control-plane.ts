@@ -1,0 +1,265 @@
+/**
+ * Starts and stops a real Kubernetes control plane on loopback: etcd, kube-apiserver,
+ * kube-controller-manager and kube-scheduler, with TLS everywhere, service-account signing,
+ * Node+RBAC authorization, and static tokens for tests.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binaryPath } from "./binaries.ts";
+import { writeKubeconfig } from "./kubeconfig-file.ts";
+import { ManagedProcess } from "./managed-process.ts";
+import { ensureTokenFile, LocalPki, type TestTokens } from "./pki.ts";
+import { freePort } from "./ports.ts";
+
+export interface ClusterLayout {
+  stateDir: string;
+  repoRoot: string;
+  etcdPort: number;
+  etcdPeerPort: number;
+  apiserverPort: number;
+  kcmPort: number;
+  schedulerPort: number;
+  kubeletPort: number;
+  nodeName: string;
+}
+
+export type Component = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kube-scheduler";
+
+const SERVICE_CIDR = "10.96.0.0/16";
+
+export async function planLayout(stateDir: string, repoRoot: string, nodeName: string): Promise<ClusterLayout> {
+  const file = join(stateDir, "layout.json");
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as ClusterLayout;
+  const layout: ClusterLayout = {
+    stateDir,
+    repoRoot,
+    etcdPort: await freePort(),
+    etcdPeerPort: await freePort(),
+    apiserverPort: await freePort(),
+    kcmPort: await freePort(),
+    schedulerPort: await freePort(),
+    kubeletPort: await freePort(),
+    nodeName,
+  };
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(layout, null, 2));
+  return layout;
+}
+
+export class ControlPlane {
+  readonly pki: LocalPki;
+  readonly tokens: TestTokens;
+  private readonly tokenFile: string;
+  readonly processes = new Map<Component, ManagedProcess>();
+
+  constructor(
+    readonly layout: ClusterLayout,
+    private readonly env: Record<string, string | undefined>,
+  ) {
+    this.pki = new LocalPki(join(layout.stateDir, "pki"));
+    this.pki.ensureCa();
+    const { file, tokens } = ensureTokenFile(this.pki);
+    this.tokenFile = file;
+    this.tokens = tokens;
+    mkdirSync(this.logDir, { recursive: true });
+    this.writeIdentities();
+  }
+
+  get server(): string {
+    return `https://127.0.0.1:${this.layout.apiserverPort}`;
+  }
+  get logDir(): string {
+    return join(this.layout.stateDir, "logs");
+  }
+  kubeconfig(who: "admin" | "kcm" | "scheduler" | "node" | "nobody"): string {
+    return join(this.layout.stateDir, `${who}.kubeconfig`);
+  }
+
+  private writeIdentities(): void {
+    const p = this.pki;
+    p.ensureServiceAccountKey();
+    p.ensureCert({
+      name: "apiserver",
+      cn: "kube-apiserver",
+      usage: "server",
+      sans: [
+        "IP:127.0.0.1",
+        "IP:10.96.0.1",
+        "DNS:localhost",
+        "DNS:kubernetes",
+        "DNS:kubernetes.default",
+        "DNS:kubernetes.default.svc",
+        "DNS:kubernetes.default.svc.cluster.local",
+      ],
+    });
+    p.ensureCert({ name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", orgs: ["system:masters"], usage: "client" });
+    p.ensureCert({ name: "etcd", cn: "etcd", usage: "both", sans: ["IP:127.0.0.1", "DNS:localhost"] });
+    p.ensureCert({ name: "apiserver-etcd-client", cn: "kube-apiserver-etcd-client", usage: "client" });
+    const users = {
+      admin: p.ensureCert({ name: "admin", cn: "kubernetes-admin", orgs: ["system:masters"], usage: "client" }),
+      kcm: p.ensureCert({ name: "kcm", cn: "system:kube-controller-manager", usage: "client" }),
+      scheduler: p.ensureCert({ name: "scheduler", cn: "system:kube-scheduler", usage: "client" }),
+      node: p.ensureCert({
+        name: `node-${this.layout.nodeName}`,
+        cn: `system:node:${this.layout.nodeName}`,
+        orgs: ["system:nodes"],
+        usage: "client",
+      }),
+    };
+    p.ensureCert({
+      name: `kubelet-${this.layout.nodeName}`,
+      cn: `system:node:${this.layout.nodeName}`,
+      usage: "server",
+      sans: ["IP:127.0.0.1", "DNS:localhost", `DNS:${this.layout.nodeName}`],
+    });
+    const ca = p.file("ca.crt");
+    for (const [who, c] of Object.entries(users)) {
+      writeKubeconfig(this.kubeconfig(who as "admin"), this.server, ca, who, { certFile: c.cert, keyFile: c.key });
+    }
+    writeKubeconfig(this.kubeconfig("nobody"), this.server, ca, "krt-test-nobody", { token: this.tokens.nobody });
+  }
+
+  private argv(c: Component): string[] {
+    const p = (n: string) => this.pki.file(n);
+    const l = this.layout;
+    const bin = binaryPath(c, l.repoRoot, this.env);
+    switch (c) {
+      case "etcd":
+        return [
+          bin,
+          "--name=krt-local",
+          `--data-dir=${join(l.stateDir, "etcd")}`,
+          `--listen-client-urls=https://127.0.0.1:${l.etcdPort}`,
+          `--advertise-client-urls=https://127.0.0.1:${l.etcdPort}`,
+          `--listen-peer-urls=http://127.0.0.1:${l.etcdPeerPort}`,
+          `--initial-advertise-peer-urls=http://127.0.0.1:${l.etcdPeerPort}`,
+          `--initial-cluster=krt-local=http://127.0.0.1:${l.etcdPeerPort}`,
+          `--cert-file=${p("etcd.crt")}`,
+          `--key-file=${p("etcd.key")}`,
+          `--trusted-ca-file=${p("ca.crt")}`,
+          "--client-cert-auth=true",
+          // Tests create and delete thousands of objects; keep the database small and fast.
+          "--quota-backend-bytes=4294967296",
+          "--auto-compaction-mode=periodic",
+          "--auto-compaction-retention=5m",
+          "--unsafe-no-fsync=true",
+          "--log-level=warn",
+        ];
+      case "kube-apiserver":
+        return [
+          bin,
+          "--bind-address=127.0.0.1",
+          "--advertise-address=127.0.0.1",
+          `--secure-port=${l.apiserverPort}`,
+          `--etcd-servers=https://127.0.0.1:${l.etcdPort}`,
+          `--etcd-cafile=${p("ca.crt")}`,
+          `--etcd-certfile=${p("apiserver-etcd-client.crt")}`,
+          `--etcd-keyfile=${p("apiserver-etcd-client.key")}`,
+          `--tls-cert-file=${p("apiserver.crt")}`,
+          `--tls-private-key-file=${p("apiserver.key")}`,
+          `--client-ca-file=${p("ca.crt")}`,
+          `--token-auth-file=${this.tokenFile}`,
+          `--service-account-key-file=${p("sa.pub")}`,
+          `--service-account-signing-key-file=${p("sa.key")}`,
+          "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+          `--service-cluster-ip-range=${SERVICE_CIDR}`,
+          "--authorization-mode=Node,RBAC",
+          "--enable-admission-plugins=NodeRestriction",
+          "--allow-privileged=true",
+          `--kubelet-client-certificate=${p("apiserver-kubelet-client.crt")}`,
+          `--kubelet-client-key=${p("apiserver-kubelet-client.key")}`,
+          `--kubelet-certificate-authority=${p("ca.crt")}`,
+          "--kubelet-preferred-address-types=InternalIP",
+          "--endpoint-reconciler-type=lease",
+          "--profiling=false",
+          "--v=1",
+        ];
+      case "kube-controller-manager":
+        return [
+          bin,
+          `--kubeconfig=${this.kubeconfig("kcm")}`,
+          `--authentication-kubeconfig=${this.kubeconfig("kcm")}`,
+          `--authorization-kubeconfig=${this.kubeconfig("kcm")}`,
+          "--bind-address=127.0.0.1",
+          `--secure-port=${l.kcmPort}`,
+          `--service-account-private-key-file=${p("sa.key")}`,
+          `--root-ca-file=${p("ca.crt")}`,
+          `--cluster-signing-cert-file=${p("ca.crt")}`,
+          `--cluster-signing-key-file=${p("ca.key")}`,
+          "--use-service-account-credentials=true",
+          `--service-cluster-ip-range=${SERVICE_CIDR}`,
+          "--leader-elect=false",
+          "--controllers=*,-nodeipam,-cloud-node-lifecycle,-service,-route",
+          // Deployments and ReplicaSets react within milliseconds; these are the kubelet-facing timers.
+          "--node-monitor-grace-period=40s",
+          "--concurrent-deployment-syncs=10",
+          "--concurrent-replicaset-syncs=10",
+          "--kube-api-qps=200",
+          "--kube-api-burst=400",
+          "--v=1",
+        ];
+      case "kube-scheduler":
+        return [
+          bin,
+          `--kubeconfig=${this.kubeconfig("scheduler")}`,
+          `--authentication-kubeconfig=${this.kubeconfig("scheduler")}`,
+          `--authorization-kubeconfig=${this.kubeconfig("scheduler")}`,
+          "--bind-address=127.0.0.1",
+          `--secure-port=${l.schedulerPort}`,
+          "--leader-elect=false",
+          "--v=1",
+        ];
+    }
+  }
+
+  startComponent(c: Component): ManagedProcess {
+    const proc = new ManagedProcess({ name: c, argv: this.argv(c), logFile: join(this.logDir, `${c}.log`) });
+    proc.start();
+    this.processes.set(c, proc);
+    return proc;
+  }
+
+  async stopComponent(c: Component, graceMs = 10_000): Promise<void> {
+    await this.processes.get(c)?.stop(graceMs);
+  }
+
+  /** Starts everything on a fresh etcd; resolves when the API is ready and a namespace can hold pods. */
+  async start(opts: { fresh: boolean; timeoutMs?: number }): Promise<void> {
+    if (opts.fresh) rmSync(join(this.layout.stateDir, "etcd"), { recursive: true, force: true });
+    const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+    this.startComponent("etcd");
+    this.startComponent("kube-apiserver");
+    await this.waitReady(deadline);
+    this.startComponent("kube-controller-manager");
+    this.startComponent("kube-scheduler");
+  }
+
+  /** Polls /readyz with the admin identity; says which component log to read when it fails. */
+  async waitReady(deadline: number): Promise<void> {
+    const tls = {
+      ca: readFileSync(this.pki.file("ca.crt"), "utf8"),
+      cert: readFileSync(this.pki.file("admin.crt"), "utf8"),
+      key: readFileSync(this.pki.file("admin.key"), "utf8"),
+    };
+    let last = "";
+    while (Date.now() < deadline) {
+      for (const [name, p] of this.processes) {
+        if (!p.running) throw new Error(`${name} exited with ${p.exitCode}; see ${join(this.logDir, `${name}.log`)}`);
+      }
+      try {
+        const res = await fetch(`${this.server}/readyz`, { tls, signal: AbortSignal.timeout(2000) } as RequestInit);
+        if (res.ok) return;
+        last = `HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`;
+      } catch (e) {
+        last = String(e);
+      }
+      await Bun.sleep(100);
+    }
+    throw new Error(`kube-apiserver not ready in time (${last}); see ${join(this.logDir, "kube-apiserver.log")}`);
+  }
+
+  async stop(): Promise<void> {
+    const order: Component[] = ["kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"];
+    for (const c of order) await this.stopComponent(c);
+  }
+}
