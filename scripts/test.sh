@@ -5,19 +5,22 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 step() { printf '\n\033[1m== %s\033[0m (%s)\n' "$*" "$(date +%H:%M:%S)"; }
 
+step "setup"
+bash scripts/setup.sh
+
 step "lint and typecheck"
 node_modules/.bin/biome check .
 node_modules/.bin/tsc -p tsconfig.json --noEmit
 
 step "generated code is fresh"
 for check in scripts/check-generated.sh scripts/check-crds.sh; do
-  [[ -f $check ]] && bash "$check"
+  if [[ -f $check ]]; then bash "$check"; fi
 done
 
 step "unit tests"
 unit_dirs=()
 for d in api kube controller runtimed gateway krt runtimes test/localcluster; do
-  [[ -d $d ]] && unit_dirs+=("./$d")
+  if [[ -d $d ]]; then unit_dirs+=("./$d"); fi
 done
 bun test --timeout 60000 "${unit_dirs[@]}"
 
@@ -30,7 +33,7 @@ if [[ -z "${KUBECONFIG:-}" ]]; then
   export KUBECONFIG
 fi
 suites=()
-for d in test/integration test/e2e; do [[ -d $d ]] && suites+=("./$d"); done
+for d in test/integration test/e2e; do if [[ -d $d ]]; then suites+=("./$d"); fi; done
 if ((${#suites[@]})); then
   bun test --timeout 300000 "${suites[@]}"
 fi

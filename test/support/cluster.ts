@@ -1,0 +1,77 @@
+/**
+ * What an integration test knows about the cluster it runs against: always a KUBECONFIG, and,
+ * for the local cluster, the supervisor's control socket (restart components) and test tokens.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
+import type { ClusterInfo } from "../localcluster/supervisor.ts";
+
+export interface TestCluster {
+  kubeconfig: string;
+  client: KubeClient;
+  /** Present only on the local cluster. */
+  local?: ClusterInfo;
+}
+
+export function testCluster(): TestCluster | undefined {
+  const kubeconfig = process.env.KUBECONFIG;
+  if (!kubeconfig) return undefined;
+  const dir = process.env.KRT_CLUSTER_DIR;
+  const infoFile = dir ? join(dir, "cluster.json") : undefined;
+  const local =
+    infoFile && existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, "utf8")) as ClusterInfo) : undefined;
+  return { kubeconfig, client: new KubeClient(loadKubeconfigFile(kubeconfig)), local };
+}
+
+/** Asks the local cluster's supervisor to stop/start/restart a component. */
+export async function controlComponent(
+  info: ClusterInfo,
+  component: string,
+  action: "stop" | "start" | "restart",
+): Promise<void> {
+  const res = await fetch(`http://localhost/components/${component}/${action}`, {
+    method: "POST",
+    unix: info.controlSocket,
+  } as RequestInit);
+  if (!res.ok) throw new Error(`${action} ${component}: ${await res.text()}`);
+}
+
+/** A namespace of its own for one test file; deleted by the returned function. */
+export async function testNamespace(client: KubeClient, prefix: string): Promise<{ name: string; remove(): Promise<void> }> {
+  const ns = await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
+    metadata: { generateName: `${prefix}-` },
+  });
+  const name = ns.metadata.name;
+  // Pods need the default ServiceAccount, which kube-controller-manager creates asynchronously.
+  for (let i = 0; i < 200; i++) {
+    try {
+      await client.get(path(R.serviceAccounts, name, "default"));
+      break;
+    } catch {
+      await Bun.sleep(50);
+    }
+  }
+  return {
+    name,
+    async remove() {
+      await client.delete(path(R.namespaces, undefined, name)).catch(() => {});
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value or the timeout passes; the error names what it waited for. */
+export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await Bun.sleep(100);
+  }
+  throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}${last ? `: ${last}` : ""}`);
+}
