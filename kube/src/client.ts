@@ -4,8 +4,8 @@
  * free of a generic client's per-request overhead.
  */
 import { readFileSync, statSync } from "node:fs";
-import type { ClusterConnection } from "./kubeconfig.ts";
 import { KubeError, type KubeStatus } from "./errors.ts";
+import type { ClusterConnection } from "./kubeconfig.ts";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 
@@ -104,7 +104,13 @@ export class KubeClient {
       headers["content-type"] = opts.contentType ?? "application/json";
       body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
-    const res = await fetch(url, { method, headers, body, signal: opts.signal, tls: this.tls } as RequestInit);
+    const res = await fetch(url, {
+      method,
+      headers,
+      body,
+      signal: opts.signal,
+      tls: this.tls,
+    } as RequestInit);
     if (!res.ok) {
       const text = await res.text();
       let status: KubeStatus;
@@ -132,7 +138,12 @@ export class KubeClient {
   replace<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>("PUT", path, { body });
   }
-  patch<T>(path: string, patch: unknown, type: PatchType = "merge", query?: RequestOptions["query"]): Promise<T> {
+  patch<T>(
+    path: string,
+    patch: unknown,
+    type: PatchType = "merge",
+    query?: RequestOptions["query"],
+  ): Promise<T> {
     return this.request<T>("PATCH", path, { body: patch, contentType: PATCH_CONTENT_TYPE[type], query });
   }
   /** Server-side apply with a field manager; `force` takes ownership of conflicting fields. */

@@ -5,7 +5,11 @@ export interface KubeStatus {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] };
+  details?: {
+    name?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+  };
 }
 
 export class KubeError extends Error {

@@ -3,7 +3,7 @@
  * last resourceVersion, an expired one (410) relists and reports what changed meanwhile.
  * Consumers see a typed lifecycle (synced, relisted, error) next to object events.
  */
-import type { KubeClient, KubeList, KubeObject } from "./client.ts";
+import type { KubeClient, KubeObject } from "./client.ts";
 import { isGone } from "./errors.ts";
 import { watchStream } from "./watch.ts";
 
@@ -82,7 +82,10 @@ export class Informer<T extends KubeObject> {
     this.abort.abort();
   }
 
-  private emit<K extends keyof InformerHandlers<T>>(k: K, ...args: Parameters<NonNullable<InformerHandlers<T>[K]>>) {
+  private emit<K extends keyof InformerHandlers<T>>(
+    k: K,
+    ...args: Parameters<NonNullable<InformerHandlers<T>[K]>>
+  ) {
     for (const h of this.handlers) {
       try {
         (h[k] as ((...a: unknown[]) => void) | undefined)?.(...args);

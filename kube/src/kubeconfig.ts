@@ -60,14 +60,16 @@ function fileOrData(base: string, file?: string, data?: string): string | undefi
 
 /** Reads a kubeconfig file; `context` overrides current-context. */
 export function loadKubeconfigFile(path: string, context?: string): ClusterConnection {
-  if (!existsSync(path)) throw new KubeconfigError(`kubeconfig ${path} does not exist; set KUBECONFIG or pass --kubeconfig`);
+  if (!existsSync(path))
+    throw new KubeconfigError(`kubeconfig ${path} does not exist; set KUBECONFIG or pass --kubeconfig`);
   const raw = parse(readFileSync(path, "utf8")) as RawKubeconfig;
   const ctxName = context ?? raw["current-context"];
   if (!ctxName) throw new KubeconfigError(`kubeconfig ${path} has no current-context; pass --context`);
   const ctx = raw.contexts?.find((c) => c.name === ctxName)?.context;
   if (!ctx) throw new KubeconfigError(`context "${ctxName}" is not in ${path}`);
   const cluster = raw.clusters?.find((c) => c.name === ctx.cluster)?.cluster;
-  if (!cluster) throw new KubeconfigError(`cluster "${ctx.cluster}" of context "${ctxName}" is not in ${path}`);
+  if (!cluster)
+    throw new KubeconfigError(`cluster "${ctx.cluster}" of context "${ctxName}" is not in ${path}`);
   const user = raw.users?.find((u) => u.name === ctx.user)?.user ?? {};
   const base = dirname(path);
   return {
@@ -77,14 +79,21 @@ export function loadKubeconfigFile(path: string, context?: string): ClusterConne
     cert: fileOrData(base, user["client-certificate"], user["client-certificate-data"]),
     key: fileOrData(base, user["client-key"], user["client-key-data"]),
     token: user.token,
-    tokenFile: user.tokenFile ? (isAbsolute(user.tokenFile) ? user.tokenFile : join(base, user.tokenFile)) : undefined,
+    tokenFile: user.tokenFile
+      ? isAbsolute(user.tokenFile)
+        ? user.tokenFile
+        : join(base, user.tokenFile)
+      : undefined,
     namespace: ctx.namespace ?? "default",
     contextName: ctxName,
   };
 }
 
 /** The in-cluster connection from the pod's service-account mount, or undefined outside a pod. */
-export function loadInCluster(env: Record<string, string | undefined>, saDir = SA_DIR): ClusterConnection | undefined {
+export function loadInCluster(
+  env: Record<string, string | undefined>,
+  saDir = SA_DIR,
+): ClusterConnection | undefined {
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port || !existsSync(join(saDir, "token"))) return undefined;
@@ -93,7 +102,9 @@ export function loadInCluster(env: Record<string, string | undefined>, saDir = S
     server: `https://${hostPart}:${port}`,
     ca: existsSync(join(saDir, "ca.crt")) ? readFileSync(join(saDir, "ca.crt"), "utf8") : undefined,
     tokenFile: join(saDir, "token"),
-    namespace: existsSync(join(saDir, "namespace")) ? readFileSync(join(saDir, "namespace"), "utf8").trim() : "default",
+    namespace: existsSync(join(saDir, "namespace"))
+      ? readFileSync(join(saDir, "namespace"), "utf8").trim()
+      : "default",
   };
 }
 

@@ -36,6 +36,11 @@ export const R = {
   crds: { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions" },
 } as const satisfies Record<string, Omit<ResourceRef, "namespace" | "name">>;
 
-export function path(r: Omit<ResourceRef, "namespace" | "name">, namespace?: string, name?: string, subresource?: string) {
+export function path(
+  r: Omit<ResourceRef, "namespace" | "name">,
+  namespace?: string,
+  name?: string,
+  subresource?: string,
+) {
   return resourcePath({ ...r, namespace, name, subresource });
 }

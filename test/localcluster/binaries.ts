@@ -3,7 +3,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-export const BINARIES = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"] as const;
+export const BINARIES = [
+  "etcd",
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+  "kubectl",
+] as const;
 export type BinaryName = (typeof BINARIES)[number] | "helm";
 
 export interface Versions {
@@ -26,7 +32,11 @@ export function cacheDir(env: Record<string, string | undefined>): string {
   return env.KRT_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(env.HOME ?? homedir(), ".cache"), "kruntimes");
 }
 
-export function binaryPath(name: BinaryName, repoRoot: string, env: Record<string, string | undefined>): string {
+export function binaryPath(
+  name: BinaryName,
+  repoRoot: string,
+  env: Record<string, string | undefined>,
+): string {
   if (env.KRT_ASSETS) return join(env.KRT_ASSETS, name);
   const v = readVersions(repoRoot);
   const group =

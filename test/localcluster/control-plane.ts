@@ -27,7 +27,11 @@ export type Component = "etcd" | "kube-apiserver" | "kube-controller-manager" | 
 
 const SERVICE_CIDR = "10.96.0.0/16";
 
-export async function planLayout(stateDir: string, repoRoot: string, nodeName: string): Promise<ClusterLayout> {
+export async function planLayout(
+  stateDir: string,
+  repoRoot: string,
+  nodeName: string,
+): Promise<ClusterLayout> {
   const file = join(stateDir, "layout.json");
   if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as ClusterLayout;
   const layout: ClusterLayout = {
@@ -92,11 +96,22 @@ export class ControlPlane {
         "DNS:kubernetes.default.svc.cluster.local",
       ],
     });
-    p.ensureCert({ name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", orgs: ["system:masters"], usage: "client" });
+    p.ensureCert({
+      name: "apiserver-kubelet-client",
+      cn: "kube-apiserver-kubelet-client",
+      orgs: ["system:masters"],
+      usage: "client",
+    });
+    p.ensureCert({ name: "front-proxy-client", cn: "front-proxy-client", usage: "client" });
     p.ensureCert({ name: "etcd", cn: "etcd", usage: "both", sans: ["IP:127.0.0.1", "DNS:localhost"] });
     p.ensureCert({ name: "apiserver-etcd-client", cn: "kube-apiserver-etcd-client", usage: "client" });
     const users = {
-      admin: p.ensureCert({ name: "admin", cn: "kubernetes-admin", orgs: ["system:masters"], usage: "client" }),
+      admin: p.ensureCert({
+        name: "admin",
+        cn: "kubernetes-admin",
+        orgs: ["system:masters"],
+        usage: "client",
+      }),
       kcm: p.ensureCert({ name: "kcm", cn: "system:kube-controller-manager", usage: "client" }),
       scheduler: p.ensureCert({ name: "scheduler", cn: "system:kube-scheduler", usage: "client" }),
       node: p.ensureCert({
@@ -114,9 +129,14 @@ export class ControlPlane {
     });
     const ca = p.file("ca.crt");
     for (const [who, c] of Object.entries(users)) {
-      writeKubeconfig(this.kubeconfig(who as "admin"), this.server, ca, who, { certFile: c.cert, keyFile: c.key });
+      writeKubeconfig(this.kubeconfig(who as "admin"), this.server, ca, who, {
+        certFile: c.cert,
+        keyFile: c.key,
+      });
     }
-    writeKubeconfig(this.kubeconfig("nobody"), this.server, ca, "krt-test-nobody", { token: this.tokens.nobody });
+    writeKubeconfig(this.kubeconfig("nobody"), this.server, ca, "krt-test-nobody", {
+      token: this.tokens.nobody,
+    });
   }
 
   private argv(c: Component): string[] {
@@ -170,7 +190,16 @@ export class ControlPlane {
           `--kubelet-client-key=${p("apiserver-kubelet-client.key")}`,
           `--kubelet-certificate-authority=${p("ca.crt")}`,
           "--kubelet-preferred-address-types=InternalIP",
-          "--endpoint-reconciler-type=lease",
+          // The lease reconciler refuses loopback addresses; pods reach the API via KUBERNETES_SERVICE_HOST.
+          "--endpoint-reconciler-type=none",
+          // Front-proxy settings keep the extension-apiserver-authentication ConfigMap complete.
+          `--requestheader-client-ca-file=${p("ca.crt")}`,
+          "--requestheader-allowed-names=front-proxy-client",
+          "--requestheader-username-headers=X-Remote-User",
+          "--requestheader-group-headers=X-Remote-Group",
+          "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+          `--proxy-client-cert-file=${p("front-proxy-client.crt")}`,
+          `--proxy-client-key-file=${p("front-proxy-client.key")}`,
           "--profiling=false",
           "--v=1",
         ];
@@ -189,7 +218,7 @@ export class ControlPlane {
           "--use-service-account-credentials=true",
           `--service-cluster-ip-range=${SERVICE_CIDR}`,
           "--leader-elect=false",
-          "--controllers=*,-nodeipam,-cloud-node-lifecycle,-service,-route",
+          "--controllers=*,-node-ipam-controller",
           // Deployments and ReplicaSets react within milliseconds; these are the kubelet-facing timers.
           "--node-monitor-grace-period=40s",
           "--concurrent-deployment-syncs=10",
@@ -244,10 +273,14 @@ export class ControlPlane {
     let last = "";
     while (Date.now() < deadline) {
       for (const [name, p] of this.processes) {
-        if (!p.running) throw new Error(`${name} exited with ${p.exitCode}; see ${join(this.logDir, `${name}.log`)}`);
+        if (!p.running)
+          throw new Error(`${name} exited with ${p.exitCode}; see ${join(this.logDir, `${name}.log`)}`);
       }
       try {
-        const res = await fetch(`${this.server}/readyz`, { tls, signal: AbortSignal.timeout(2000) } as RequestInit);
+        const res = await fetch(`${this.server}/readyz`, {
+          tls,
+          signal: AbortSignal.timeout(2000),
+        } as RequestInit);
         if (res.ok) return;
         last = `HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`;
       } catch (e) {
@@ -255,7 +288,9 @@ export class ControlPlane {
       }
       await Bun.sleep(100);
     }
-    throw new Error(`kube-apiserver not ready in time (${last}); see ${join(this.logDir, "kube-apiserver.log")}`);
+    throw new Error(
+      `kube-apiserver not ready in time (${last}); see ${join(this.logDir, "kube-apiserver.log")}`,
+    );
   }
 
   async stop(): Promise<void> {

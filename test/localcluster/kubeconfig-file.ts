@@ -8,7 +8,13 @@ export interface KubeconfigUser {
   token?: string;
 }
 
-export function writeKubeconfig(file: string, server: string, caFile: string, userName: string, user: KubeconfigUser) {
+export function writeKubeconfig(
+  file: string,
+  server: string,
+  caFile: string,
+  userName: string,
+  user: KubeconfigUser,
+) {
   const b64 = (f: string) => Buffer.from(readFileSync(f)).toString("base64");
   const u: Record<string, string> = {};
   if (user.certFile && user.keyFile) {
@@ -22,7 +28,9 @@ export function writeKubeconfig(file: string, server: string, caFile: string, us
     "current-context": "krt-local",
     clusters: [{ name: "krt-local", cluster: { server, "certificate-authority-data": b64(caFile) } }],
     users: [{ name: userName, user: u }],
-    contexts: [{ name: "krt-local", context: { cluster: "krt-local", user: userName, namespace: "default" } }],
+    contexts: [
+      { name: "krt-local", context: { cluster: "krt-local", user: userName, namespace: "default" } },
+    ],
   };
   writeFileSync(file, stringify(doc), { mode: 0o600 });
 }

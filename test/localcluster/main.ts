@@ -77,7 +77,10 @@ async function up(): Promise<void> {
     process.stderr.write(".");
     await Bun.sleep(250);
   }
-  const tail = readFileSync(join(stateDir, "logs", "supervisor.log"), "utf8").split("\n").slice(-15).join("\n");
+  const tail = readFileSync(join(stateDir, "logs", "supervisor.log"), "utf8")
+    .split("\n")
+    .slice(-15)
+    .join("\n");
   throw new Error(`local cluster did not come up:\n${tail}\nsee ${join(stateDir, "logs")}`);
 }
 
@@ -113,7 +116,14 @@ try {
   else if (cmd === "status") await status();
   else if (cmd === "run") {
     const { runSupervisor } = await import("./supervisor.ts");
-    await runSupervisor({ stateDir, repoRoot, nodeName, fresh: env.KRT_CLUSTER_KEEP_DATA !== "1", env });
+    await runSupervisor({
+      stateDir,
+      repoRoot,
+      nodeName,
+      fresh: env.KRT_CLUSTER_KEEP_DATA !== "1",
+      withNodeAgent: env.KRT_NODE_AGENT !== "0",
+      env,
+    });
   } else {
     console.error("usage: bun test/localcluster/main.ts up|down|status|run");
     process.exit(2);

@@ -30,12 +30,27 @@ export class LocalPki {
 
   ensureCa(): void {
     if (existsSync(this.file("ca.crt"))) return;
-    openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key"], this.dir);
+    openssl(
+      ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key"],
+      this.dir,
+    );
     openssl(
       [
-        "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=kruntimes-local-cluster-ca", "-days", "3650",
-        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
-        "-out", "ca.crt",
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        "ca.key",
+        "-subj",
+        "/CN=kruntimes-local-cluster-ca",
+        "-days",
+        "3650",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+        "-out",
+        "ca.crt",
       ],
       this.dir,
     );
@@ -56,12 +71,28 @@ export class LocalPki {
     ].join("\n");
     const extFile = this.file(`${spec.name}.ext`);
     writeFileSync(extFile, `${ext}\n`);
-    openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", `${spec.name}.key`], this.dir);
+    openssl(
+      ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", `${spec.name}.key`],
+      this.dir,
+    );
     openssl(["req", "-new", "-key", `${spec.name}.key`, "-subj", subj, "-out", `${spec.name}.csr`], this.dir);
     openssl(
       [
-        "x509", "-req", "-in", `${spec.name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-        "-days", "3650", "-extfile", `${spec.name}.ext`, "-out", `${spec.name}.crt`,
+        "x509",
+        "-req",
+        "-in",
+        `${spec.name}.csr`,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "3650",
+        "-extfile",
+        `${spec.name}.ext`,
+        "-out",
+        `${spec.name}.crt`,
       ],
       this.dir,
     );
@@ -73,7 +104,10 @@ export class LocalPki {
     const key = this.file("sa.key");
     const pub = this.file("sa.pub");
     if (!existsSync(key)) {
-      openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "sa.key"], this.dir);
+      openssl(
+        ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "sa.key"],
+        this.dir,
+      );
       openssl(["pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub"], this.dir);
     }
     return { key, pub };

@@ -14,6 +14,8 @@ export interface SupervisorOptions {
   repoRoot: string;
   nodeName: string;
   fresh: boolean;
+  /** False starts the control plane only (for working on the node agent itself). */
+  withNodeAgent: boolean;
   env: Record<string, string | undefined>;
 }
 
@@ -66,7 +68,12 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
   );
   const agent = new ManagedProcess({
     name: "node-agent",
-    argv: [process.execPath, join(opts.repoRoot, "test/localcluster/node-agent/main.ts"), "--config", agentConfigFile],
+    argv: [
+      process.execPath,
+      join(opts.repoRoot, "test/localcluster/node-agent/main.ts"),
+      "--config",
+      agentConfigFile,
+    ],
     cwd: opts.repoRoot,
     logFile: join(cp.logDir, "node-agent.log"),
   });
@@ -88,10 +95,12 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
     await cp.start({ fresh: opts.fresh });
-    agent.start();
-    await waitForNodeAndServiceAccount(cp.kubeconfig("admin"), opts.nodeName, Date.now() + 60_000, () => {
-      if (!agent.running) throw new Error(`node agent exited; see ${join(cp.logDir, "node-agent.log")}`);
-    });
+    if (opts.withNodeAgent) {
+      agent.start();
+      await waitForNodeAndServiceAccount(cp.kubeconfig("admin"), opts.nodeName, Date.now() + 60_000, () => {
+        if (!agent.running) throw new Error(`node agent exited; see ${join(cp.logDir, "node-agent.log")}`);
+      });
+    }
   } catch (e) {
     console.error(`local cluster failed to start: ${e instanceof Error ? e.message : e}`);
     await shutdown(1);
@@ -107,7 +116,13 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
       const m = /^\/components\/([a-z-]+)\/(stop|start|restart)$/.exec(url.pathname);
       if (req.method === "GET" && url.pathname === "/status") {
         const status: Record<string, unknown> = {};
-        for (const c of ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "node-agent"] as const) {
+        for (const c of [
+          "etcd",
+          "kube-apiserver",
+          "kube-controller-manager",
+          "kube-scheduler",
+          "node-agent",
+        ] as const) {
           const p = procOf(c);
           status[c] = { running: p?.running ?? false, pid: p?.pid };
         }

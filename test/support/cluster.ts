@@ -20,7 +20,9 @@ export function testCluster(): TestCluster | undefined {
   const dir = process.env.KRT_CLUSTER_DIR;
   const infoFile = dir ? join(dir, "cluster.json") : undefined;
   const local =
-    infoFile && existsSync(infoFile) ? (JSON.parse(readFileSync(infoFile, "utf8")) as ClusterInfo) : undefined;
+    infoFile && existsSync(infoFile)
+      ? (JSON.parse(readFileSync(infoFile, "utf8")) as ClusterInfo)
+      : undefined;
   return { kubeconfig, client: new KubeClient(loadKubeconfigFile(kubeconfig)), local };
 }
 
@@ -38,7 +40,10 @@ export async function controlComponent(
 }
 
 /** A namespace of its own for one test file; deleted by the returned function. */
-export async function testNamespace(client: KubeClient, prefix: string): Promise<{ name: string; remove(): Promise<void> }> {
+export async function testNamespace(
+  client: KubeClient,
+  prefix: string,
+): Promise<{ name: string; remove(): Promise<void> }> {
   const ns = await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
     metadata: { generateName: `${prefix}-` },
   });
@@ -61,7 +66,11 @@ export async function testNamespace(client: KubeClient, prefix: string): Promise
 }
 
 /** Polls `fn` until it returns a truthy value or the timeout passes; the error names what it waited for. */
-export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

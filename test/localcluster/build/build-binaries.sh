@@ -36,6 +36,8 @@ build_group() {
   local start=$SECONDS
   (cd "$mod" && go build -ldflags "-s -w $(ldflags_for "$name" "$version")" -o "$out.tmp/" "$@")
   log "$name $version: built in $((SECONDS - start))s"
+  # A module-root main package is named after its last path element ("v3" -> "server").
+  if [[ $name == etcd ]]; then mv "$out.tmp/server" "$out.tmp/etcd"; fi
   rm -rf "$out"; mv "$out.tmp" "$out"; touch "$out/.complete"
 }
 
