@@ -1,0 +1,79 @@
+/**
+ * @kruntimes/api: the shapes every component shares — the `Runtime` and `Run` kinds (TypeScript
+ * types and the CRDs, both built from the TypeBox schemas in `src/`), their constants and closed
+ * sets. Protobuf code generated from `proto/` lives in `gen/` and is imported from its own path.
+ *
+ * The closed sets (`RunPhase`, `Reason`, `RunMode`, …) are each a const object and a type of the
+ * same name: `RunPhase.Running` is a value, `RunPhase` also the union of its values.
+ */
+
+export {
+  Annotations,
+  API_VERSION,
+  CATEGORY,
+  DEFAULT_RUN_REQUEST,
+  DEFAULT_RUNS_PER_POD,
+  GROUP,
+  KEY_DESCRIPTIONS,
+  Labels,
+  Limits,
+  MANAGED_BY,
+  RUN_KIND,
+  RUN_PLURAL,
+  RUN_SHORT_NAMES,
+  RUN_SINGULAR,
+  RUNS_RESOURCE,
+  RUNTIME_CONTAINER,
+  RUNTIME_KIND,
+  RUNTIME_PLURAL,
+  RUNTIME_SHORT_NAMES,
+  RUNTIME_SINGULAR,
+  RUNTIMED_CONTAINER,
+  RunResource,
+  RuntimeResource,
+  VERSION,
+  WORKSPACE_MOUNT_PATH,
+} from "./src/constants.ts";
+export type { CustomResourceDefinition, PrinterColumn } from "./src/crd/definitions.ts";
+export { crds, runCrd, runtimeCrd } from "./src/crd/definitions.ts";
+export type { OpenApiSchema } from "./src/crd/openapi.ts";
+export type { RetryableReason, WaitingReason } from "./src/reasons.ts";
+export {
+  ArtifactDriver,
+  DEFAULT_RETRY_ON,
+  isTerminalPhase,
+  REASON_DESCRIPTIONS,
+  REASONS,
+  RETRYABLE_REASONS,
+  Reason,
+  RUN_MODES,
+  RUN_PHASES,
+  RunConditionType,
+  RunMode,
+  RunPhase,
+  RuntimeConditionType,
+  TERMINAL_PHASES,
+  TerminationMode,
+  WAITING_REASONS,
+} from "./src/reasons.ts";
+export type { Run } from "./src/run.ts";
+export { runModeOf, runRequests } from "./src/run.ts";
+export type {
+  EnvVar,
+  FunctionMode,
+  RetryPolicy,
+  RunModeSpec,
+  RunResources,
+  RunSource,
+  RunSpec,
+  SessionMode,
+  TaskMode,
+  Termination,
+} from "./src/run-spec.ts";
+export { RunSpecSchema } from "./src/run-spec.ts";
+export type { ArtifactRef, RunAssignment, RunStatus, RunTiming } from "./src/run-status.ts";
+export { RunStatusSchema } from "./src/run-status.ts";
+export type { ArtifactStore, PodTemplate, Runtime, RuntimeSpec, RuntimeStatus } from "./src/runtime.ts";
+export { RuntimeSpecSchema, RuntimeStatusSchema, runtimeCapacity } from "./src/runtime.ts";
+export type { Condition } from "./src/schema/common.ts";
+export type { ObjectMeta } from "./src/schema/meta.ts";

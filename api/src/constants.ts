@@ -1,0 +1,96 @@
+/** Names every component agrees on: API group and version, kinds, resources, labels, annotations. */
+
+export const GROUP = "kruntimes.io";
+export const VERSION = "v1alpha1";
+export const API_VERSION = `${GROUP}/${VERSION}` as const;
+
+/** The category both kinds belong to: `kubectl get kruntimes` lists Runtimes and Runs together. */
+export const CATEGORY = "kruntimes";
+
+export const RUNTIME_KIND = "Runtime";
+export const RUNTIME_PLURAL = "runtimes";
+export const RUNTIME_SINGULAR = "runtime";
+export const RUNTIME_SHORT_NAMES = ["rt"] as const;
+
+export const RUN_KIND = "Run";
+export const RUN_PLURAL = "runs";
+export const RUN_SINGULAR = "run";
+export const RUN_SHORT_NAMES = ["krun"] as const;
+
+/** REST coordinates in the shape `@kruntimes/kube`'s `path()` takes. */
+export const RuntimeResource = { group: GROUP, version: VERSION, plural: RUNTIME_PLURAL } as const;
+export const RunResource = { group: GROUP, version: VERSION, plural: RUN_PLURAL } as const;
+
+export const Labels = {
+  /** On a Runtime's Deployment and Pods, and on Runs (set by the controller): the Runtime's name. */
+  runtime: "kruntimes.io/runtime",
+  /** On objects made for one Run (e.g. a session's Service): the Run's name. */
+  run: "kruntimes.io/run",
+  /** The standard managed-by label; its value is `MANAGED_BY`. */
+  managedBy: "app.kubernetes.io/managed-by",
+} as const;
+
+export const MANAGED_BY = "kruntimes";
+
+export const Annotations = {
+  /**
+   * Set by a client on create: wall-clock microseconds since the Unix epoch at which it created the
+   * Run. Copied into `status.timing.createdMicros`; `metadata.creationTimestamp` has 1 s precision.
+   */
+  createdMicros: "kruntimes.io/created-micros",
+  /** On a Runtime's Deployment: hash of the rendered Pod template, to tell rollouts apart. */
+  templateHash: "kruntimes.io/template-hash",
+} as const;
+
+/** What each label and annotation key means; rendered into the API reference. */
+export const KEY_DESCRIPTIONS: Record<string, string> = {
+  [Labels.runtime]: "Label on a Runtime's Deployment and Pods, and on Runs: the Runtime's name.",
+  [Labels.run]: "Label on objects made for one Run: the Run's name.",
+  [Labels.managedBy]: `Label on objects kruntimes creates, with value \`${MANAGED_BY}\`.`,
+  [Annotations.createdMicros]:
+    "Annotation a client may set on a Run at create: epoch microseconds, copied into `status.timing.createdMicros`.",
+  [Annotations.templateHash]: "Annotation on a Runtime's Deployment: hash of the rendered Pod template.",
+};
+
+/** The container in `Runtime.spec.template` that runs the Runtime Server. */
+export const RUNTIME_CONTAINER = "runtime";
+/** The sidecar the controller injects into every Runtime Pod; users may not name a container so. */
+export const RUNTIMED_CONTAINER = "runtimed";
+/** Where `Runtime.spec.workspace` is mounted in the runtime container. */
+export const WORKSPACE_MOUNT_PATH = "/workspace";
+
+/** The built-in logical resource: concurrent Runs per pod. */
+export const RUNS_RESOURCE = "runs";
+/** `Runtime.spec.capacity.runs` when not given. */
+export const DEFAULT_RUNS_PER_POD = 8;
+/** `Run.spec.resources.requests.runs` when not given. */
+export const DEFAULT_RUN_REQUEST = 1;
+
+/** The bounds the schemas enforce, for clients that want to check or truncate before writing. */
+export const Limits = {
+  inlineSourceLength: 256 * 1024,
+  argCount: 256,
+  argLength: 32 * 1024,
+  entrypointLength: 4096,
+  envCount: 128,
+  envNameLength: 256,
+  envValueLength: 32 * 1024,
+  durationLength: 32,
+  maxAttempts: 10,
+  retryOnCount: 16,
+  resourceCount: 16,
+  resourceNameLength: 63,
+  resourceQuantity: 1_000_000,
+  ttlSeconds: 366 * 24 * 3600,
+  replicas: 1000,
+  containerCount: 32,
+  outputCount: 32,
+  outputNameLength: 63,
+  outputValueLength: 4096,
+  tailLength: 16 * 1024,
+  messageLength: 4096,
+  artifactCount: 32,
+  conditionCount: 8,
+  nameLength: 253,
+  urlLength: 2048,
+} as const;

@@ -1,0 +1,185 @@
+/**
+ * The CustomResourceDefinitions of `Runtime` and `Run`, as objects: the chart's YAML is rendered
+ * from these, and the controller and tests install them directly.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import {
+  API_VERSION,
+  CATEGORY,
+  GROUP,
+  Limits,
+  RUN_KIND,
+  RUN_PLURAL,
+  RUN_SHORT_NAMES,
+  RUN_SINGULAR,
+  RUNTIME_KIND,
+  RUNTIME_PLURAL,
+  RUNTIME_SHORT_NAMES,
+  RUNTIME_SINGULAR,
+  VERSION,
+} from "../constants.ts";
+import { RunSpecSchema } from "../run-spec.ts";
+import { RunStatusSchema } from "../run-status.ts";
+import { RuntimeSpecSchema, RuntimeStatusSchema } from "../runtime.ts";
+import { cel, Obj, Str, Type } from "../schema/kube.ts";
+import { type OpenApiSchema, toOpenApi } from "./openapi.ts";
+
+export interface PrinterColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  jsonPath: string;
+  description: string;
+  priority?: number;
+}
+
+export interface CustomResourceDefinition {
+  apiVersion: "apiextensions.k8s.io/v1";
+  kind: "CustomResourceDefinition";
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    group: string;
+    scope: "Namespaced" | "Cluster";
+    names: { kind: string; plural: string; singular: string; shortNames: string[]; categories: string[] };
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      subresources: {
+        status: Record<string, never>;
+        scale?: { specReplicasPath: string; statusReplicasPath: string };
+      };
+      additionalPrinterColumns: PrinterColumn[];
+      schema: { openAPIV3Schema: OpenApiSchema };
+    }[];
+  };
+}
+
+interface KindDefinition {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+  description: string;
+  spec: TSchema;
+  status: TSchema;
+  rootRules?: ReturnType<typeof cel>[];
+  columns: PrinterColumn[];
+  scale?: { specReplicasPath: string; statusReplicasPath: string };
+}
+
+function rootSchema(def: KindDefinition): OpenApiSchema {
+  return toOpenApi(
+    Obj(
+      {
+        apiVersion: Type.Optional(Str(253, { description: `\`${API_VERSION}\`.` })),
+        kind: Type.Optional(Str(63, { description: `\`${def.kind}\`.` })),
+        // The apiserver allows nothing but `type` here (not even a description).
+        metadata: Type.Optional(Type.Unsafe({ type: "object" })),
+        spec: def.spec,
+        status: Type.Optional(def.status),
+      },
+      {
+        description: def.description,
+        ...(def.rootRules ? { "x-kubernetes-validations": def.rootRules } : {}),
+      },
+    ),
+  );
+}
+
+function crd(def: KindDefinition): CustomResourceDefinition {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${def.plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: "Namespaced",
+      names: {
+        kind: def.kind,
+        plural: def.plural,
+        singular: def.singular,
+        shortNames: [...def.shortNames],
+        categories: [CATEGORY],
+      },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {}, ...(def.scale ? { scale: def.scale } : {}) },
+          additionalPrinterColumns: def.columns,
+          schema: { openAPIV3Schema: rootSchema(def) },
+        },
+      ],
+    },
+  };
+}
+
+const age: PrinterColumn = {
+  name: "Age",
+  type: "date",
+  jsonPath: ".metadata.creationTimestamp",
+  description: "Time since creation.",
+};
+
+export const runtimeCrd: CustomResourceDefinition = crd({
+  kind: RUNTIME_KIND,
+  plural: RUNTIME_PLURAL,
+  singular: RUNTIME_SINGULAR,
+  shortNames: RUNTIME_SHORT_NAMES,
+  description: "A pool of warm Runtime Pods (one Deployment) onto which kruntimes places Runs.",
+  spec: RuntimeSpecSchema,
+  status: RuntimeStatusSchema,
+  rootRules: [
+    cel(
+      "size(self.metadata.name) <= 63",
+      "a Runtime name is at most 63 characters: it becomes a label value on its pods",
+    ),
+  ],
+  scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" },
+  columns: [
+    { name: "Desired", type: "integer", jsonPath: ".spec.replicas", description: "Warm pods wanted." },
+    { name: "Ready", type: "integer", jsonPath: ".status.readyReplicas", description: "Warm pods ready." },
+    {
+      name: "Available",
+      type: "integer",
+      jsonPath: ".status.availableReplicas",
+      description: "Ready pods accepting new Runs.",
+    },
+    {
+      name: "Capacity",
+      type: "integer",
+      jsonPath: ".spec.capacity.runs",
+      description: "Concurrent Runs per pod.",
+    },
+    age,
+  ],
+});
+
+export const runCrd: CustomResourceDefinition = crd({
+  kind: RUN_KIND,
+  plural: RUN_PLURAL,
+  singular: RUN_SINGULAR,
+  shortNames: RUN_SHORT_NAMES,
+  description: `One execution request — a task, a function or a session — placed on a warm pod of a Runtime. Inline source up to ${Limits.inlineSourceLength / 1024} Ki characters.`,
+  spec: RunSpecSchema,
+  status: RunStatusSchema,
+  columns: [
+    { name: "Runtime", type: "string", jsonPath: ".spec.runtime", description: "The Runtime it runs on." },
+    { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Lifecycle phase." },
+    { name: "Pod", type: "string", jsonPath: ".status.assignment.pod", description: "Assigned Runtime Pod." },
+    { name: "Attempt", type: "integer", jsonPath: ".status.attempt", description: "Current attempt." },
+    { name: "Exit", type: "integer", jsonPath: ".status.exitCode", description: "Exit code of the task." },
+    {
+      name: "Reason",
+      type: "string",
+      jsonPath: ".status.reason",
+      description: "Why it is in its phase.",
+      priority: 1,
+    },
+    age,
+  ],
+});
+
+/** Both CRDs, in install order. */
+export const crds: readonly CustomResourceDefinition[] = [runtimeCrd, runCrd];

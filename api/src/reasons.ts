@@ -1,0 +1,148 @@
+/**
+ * Closed sets of strings shared by the schemas, the controller, runtimed and the CLI: Run phases,
+ * Run reasons, condition types, modes. Each set is a const object (use `RunPhase.Running`) and a
+ * type of the same name; the schemas' enums are built from these, so they cannot drift.
+ */
+
+export const RunPhase = {
+  /** Accepted, waiting for a pod; `status.waitingReason` says why. */
+  Pending: "Pending",
+  /** Bound to a pod (`status.assignment`), not yet started there. */
+  Scheduled: "Scheduled",
+  /** Executing on its pod. */
+  Running: "Running",
+  /** A function or session is serving through `status.endpoint`. */
+  Ready: "Ready",
+  /** Execution ended; outputs, logs and artifacts are being recorded. */
+  Finalizing: "Finalizing",
+  Succeeded: "Succeeded",
+  Failed: "Failed",
+  Timeout: "Timeout",
+  Cancelled: "Cancelled",
+} as const;
+export type RunPhase = (typeof RunPhase)[keyof typeof RunPhase];
+export const RUN_PHASES = Object.values(RunPhase) as RunPhase[];
+
+export const TERMINAL_PHASES: readonly RunPhase[] = [
+  RunPhase.Succeeded,
+  RunPhase.Failed,
+  RunPhase.Timeout,
+  RunPhase.Cancelled,
+];
+
+export function isTerminalPhase(phase: RunPhase | undefined): boolean {
+  return phase !== undefined && TERMINAL_PHASES.includes(phase);
+}
+
+/** Why a Run is in the phase it is in (`status.reason`, condition reasons, `retryOn`). */
+export const Reason = {
+  RuntimeNotFound: "RuntimeNotFound",
+  NoReadyPods: "NoReadyPods",
+  InsufficientCapacity: "InsufficientCapacity",
+  Unschedulable: "Unschedulable",
+  PodGone: "PodGone",
+  PodTerminating: "PodTerminating",
+  PodUnhealthy: "PodUnhealthy",
+  ModeNotSupported: "ModeNotSupported",
+  StartFailed: "StartFailed",
+  NonZeroExit: "NonZeroExit",
+  Signaled: "Signaled",
+  OutputsInvalid: "OutputsInvalid",
+  Timeout: "Timeout",
+  Cancelled: "Cancelled",
+  RetriesExhausted: "RetriesExhausted",
+  Completed: "Completed",
+  Drained: "Drained",
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+export const REASONS = Object.values(Reason) as Reason[];
+
+/** What each reason means; rendered into the API reference. */
+export const REASON_DESCRIPTIONS: Record<Reason, string> = {
+  RuntimeNotFound: "Pending: the Runtime named in `spec.runtime` does not exist in the Run's namespace.",
+  NoReadyPods: "Pending: the Runtime has no ready pod.",
+  InsufficientCapacity:
+    "Pending: every ready pod is using the capacity the Run requests; it waits for a release.",
+  Unschedulable:
+    "Pending: the request can never fit a pod of this Runtime (it exceeds `spec.capacity` or names a resource the Runtime does not offer).",
+  PodGone: "The assigned pod disappeared before the attempt finished.",
+  PodTerminating: "The assigned pod began terminating before the attempt finished.",
+  PodUnhealthy: "The assigned pod stopped heartbeating or failed its health checks.",
+  ModeNotSupported: "The Runtime does not support the Run's mode (task, function or session).",
+  StartFailed: "The Runtime Server could not start the attempt (missing entrypoint, bad interpreter, …).",
+  NonZeroExit: "The task exited with a non-zero exit code (`status.exitCode`).",
+  Signaled: "The task was killed by a signal kruntimes did not send (`status.signal`), e.g. the OOM killer.",
+  OutputsInvalid: "The task wrote outputs that break the bounds of `status.outputs`.",
+  Timeout: "An attempt ran longer than `spec.timeout`.",
+  Cancelled: "`spec.termination.mode` was set to `Immediate`, or the Run was deleted while active.",
+  RetriesExhausted: "The last of `spec.retryPolicy.maxAttempts` attempts failed with a retryable reason.",
+  Completed: "The task exited with code 0.",
+  Drained: "A session or function finished gracefully after `spec.termination.mode: Drain`.",
+};
+
+/** Reasons `status.waitingReason` may take while the Run is Pending. */
+export const WAITING_REASONS = [
+  Reason.RuntimeNotFound,
+  Reason.NoReadyPods,
+  Reason.InsufficientCapacity,
+  Reason.Unschedulable,
+] as const;
+export type WaitingReason = (typeof WAITING_REASONS)[number];
+
+/** Reasons an attempt may fail with that `spec.retryPolicy.retryOn` may list. */
+export const RETRYABLE_REASONS = [
+  Reason.PodGone,
+  Reason.PodTerminating,
+  Reason.PodUnhealthy,
+  Reason.StartFailed,
+  Reason.NonZeroExit,
+  Reason.Signaled,
+  Reason.Timeout,
+] as const;
+export type RetryableReason = (typeof RETRYABLE_REASONS)[number];
+
+/** `retryOn` when a retryPolicy is given without it: failures of the pod, not of the code. */
+export const DEFAULT_RETRY_ON: readonly RetryableReason[] = [
+  Reason.PodGone,
+  Reason.PodTerminating,
+  Reason.PodUnhealthy,
+  Reason.StartFailed,
+];
+
+export const RuntimeConditionType = {
+  /** At least one pod is ready and `status.readyReplicas` equals `spec.replicas`. */
+  Ready: "Ready",
+  /** A rollout or scale change is in progress. */
+  Progressing: "Progressing",
+} as const;
+export type RuntimeConditionType = (typeof RuntimeConditionType)[keyof typeof RuntimeConditionType];
+
+export const RunConditionType = {
+  /** True once bound to a pod; False with a waiting reason while Pending. */
+  Scheduled: "Scheduled",
+  /** True while a function or session serves through `status.endpoint`. */
+  Ready: "Ready",
+} as const;
+export type RunConditionType = (typeof RunConditionType)[keyof typeof RunConditionType];
+
+export const RunMode = {
+  Task: "task",
+  Function: "function",
+  Session: "session",
+} as const;
+export type RunMode = (typeof RunMode)[keyof typeof RunMode];
+export const RUN_MODES = Object.values(RunMode) as RunMode[];
+
+export const TerminationMode = {
+  /** Stop now: cancel the task, unregister the function, close the session. */
+  Immediate: "Immediate",
+  /** Sessions only: finish what is running, accept nothing new, then end. */
+  Drain: "Drain",
+} as const;
+export type TerminationMode = (typeof TerminationMode)[keyof typeof TerminationMode];
+
+export const ArtifactDriver = {
+  S3: "s3",
+  Filesystem: "filesystem",
+} as const;
+export type ArtifactDriver = (typeof ArtifactDriver)[keyof typeof ArtifactDriver];

@@ -1,0 +1,270 @@
+/**
+ * `Run.spec`: what to execute (source, mode and its inputs), where (runtime), and the policies
+ * around it. Everything that affects execution is immutable after creation; only
+ * `ttlSecondsAfterFinished` and `termination` (forward only) may change.
+ */
+import type { Static } from "@sinclair/typebox";
+import { DEFAULT_RUN_REQUEST, Limits } from "./constants.ts";
+import { DEFAULT_RETRY_ON, RETRYABLE_REASONS, TerminationMode } from "./reasons.ts";
+import { DURATION_PATTERN, Duration, ResourceMap } from "./schema/common.ts";
+import { type CelRule, cel, celString, Int32, List, Num, Obj, Str, StringEnum, Type } from "./schema/kube.ts";
+
+const TaskModeSchema = Obj(
+  {
+    entrypoint: Type.Optional(
+      Str(Limits.entrypointLength, {
+        description:
+          "Path of a script file to run, in the runtime container (absolute, or relative to `/workspace`). Not allowed with `spec.source.inline`.",
+        minLength: 1,
+      }),
+    ),
+    args: Type.Optional(
+      List(Str(Limits.argLength, { description: "One argument or command." }), Limits.argCount, {
+        description:
+          "With `entrypoint`: its arguments. Without: shell commands, run in order by shell-style runtimes. Not allowed with `spec.source.inline`.",
+      }),
+    ),
+  },
+  {
+    description:
+      "Run once to completion. The input is one of: `spec.source.inline` (a standalone script), `entrypoint` (+ `args`), or `args` alone (shell commands).",
+  },
+);
+
+const FunctionModeSchema = Obj(
+  {
+    handler: Type.Optional(
+      Str(253, {
+        description: "Name of the function exported by `spec.source.inline` that serves each invocation.",
+        pattern: "^[A-Za-z_$][A-Za-z0-9_$.]*$",
+        default: "handler",
+      }),
+    ),
+  },
+  {
+    description:
+      "Register a handler on a warm pod and serve invocations through the gateway while `Ready`. Needs `spec.source.inline`.",
+  },
+);
+
+const SessionModeSchema = Obj(
+  {},
+  {
+    description:
+      "Hold an exclusive, stateful workspace on a warm pod, driven through the gateway (commands, files, processes) until drained or cancelled. Takes no `spec.source`.",
+  },
+);
+
+export const RunModeSchema = Obj(
+  {
+    task: Type.Optional(TaskModeSchema),
+    function: Type.Optional(FunctionModeSchema),
+    session: Type.Optional(SessionModeSchema),
+  },
+  {
+    description: "How the Run uses its pod: exactly one of `task`, `function` or `session`.",
+    "x-kubernetes-validations": [
+      cel(
+        "(has(self.task) ? 1 : 0) + (has(self.function) ? 1 : 0) + (has(self.session) ? 1 : 0) == 1",
+        "spec.mode needs exactly one of task, function or session",
+      ),
+      cel("self == oldSelf", "spec.mode is immutable: create a new Run instead"),
+    ],
+  },
+);
+
+export const SourceSchema = Obj(
+  {
+    inline: Str(Limits.inlineSourceLength, {
+      description:
+        "The code itself: a standalone script for a task (run by the Runtime's interpreter, with no arguments) or the module defining the handler for a function. Characters, not bytes.",
+      minLength: 1,
+    }),
+  },
+  { description: "Where the Run's code comes from." },
+);
+
+export const EnvVarSchema = Obj(
+  {
+    name: Str(Limits.envNameLength, {
+      description: "Variable name: letters, digits and `_`, not starting with a digit.",
+      pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
+    }),
+    value: Str(Limits.envValueLength, { description: "Variable value (may be empty)." }),
+  },
+  { description: "One environment variable." },
+);
+
+export const RetryPolicySchema = Obj(
+  {
+    maxAttempts: Type.Optional(
+      Int32({
+        description: "Attempts in total, the first included; 1 means no retry.",
+        minimum: 1,
+        maximum: Limits.maxAttempts,
+        default: 1,
+      }),
+    ),
+    backoff: Type.Optional(
+      Obj(
+        {
+          initial: Type.Optional(Duration("Delay before the second attempt.", { default: "1s" })),
+          max: Type.Optional(Duration("Upper bound of the delay between attempts.", { default: "5m" })),
+          multiplier: Type.Optional(
+            Num({
+              description: "Factor applied to the delay after each retry.",
+              minimum: 1,
+              maximum: 10,
+              default: 2,
+            }),
+          ),
+        },
+        {
+          description:
+            "Delay between attempts: `initial`, multiplied by `multiplier` after each retry, capped at `max`.",
+          default: {},
+          "x-kubernetes-validations": [
+            cel(
+              `!has(self.initial) || !has(self.max) || !self.initial.matches(${celString(DURATION_PATTERN)}) || !self.max.matches(${celString(DURATION_PATTERN)}) || duration(self.initial) <= duration(self.max)`,
+              "spec.retryPolicy.backoff.initial must not exceed backoff.max",
+            ),
+          ],
+        },
+      ),
+    ),
+    retryOn: Type.Optional(
+      List(StringEnum(RETRYABLE_REASONS, { description: "A retryable reason." }), Limits.retryOnCount, {
+        description: `Failure reasons that start another attempt; other failures are final. Default: ${DEFAULT_RETRY_ON.join(", ")} (failures of the pod, not of the code).`,
+        "x-kubernetes-list-type": "set",
+        default: [...DEFAULT_RETRY_ON],
+      }),
+    ),
+  },
+  { description: "When and how often a failed attempt is retried. Without it, a Run has one attempt." },
+);
+
+export const ResourcesSchema = Obj(
+  {
+    requests: Type.Optional(
+      ResourceMap(
+        `Logical resources one attempt holds on its pod while it runs, out of the Runtime's \`spec.capacity\`. \`runs\` is ${DEFAULT_RUN_REQUEST} when not given.`,
+        { default: { runs: DEFAULT_RUN_REQUEST } },
+      ),
+    ),
+  },
+  { description: "Logical resources the Run needs.", default: {} },
+);
+
+export const TerminationSchema = Obj(
+  {
+    mode: StringEnum([TerminationMode.Immediate, TerminationMode.Drain] as const, {
+      description:
+        "`Immediate` cancels now; `Drain` (sessions only) lets running work finish and accepts nothing new. Moves forward only: unset → Drain → Immediate.",
+      "x-kubernetes-validations": [
+        cel(
+          "self == oldSelf || (oldSelf == 'Drain' && self == 'Immediate')",
+          "spec.termination.mode can only move forward (unset → Drain → Immediate); it cannot go back",
+        ),
+      ],
+    }),
+  },
+  { description: "Ask the Run to end. Set it to cancel a task or function, or drain a session." },
+);
+
+/** Optional spec fields that affect execution: present or absent, they may not change. */
+const IMMUTABLE_OPTIONAL_FIELDS = ["source", "env", "timeout", "retryPolicy", "resources"] as const;
+
+function immutable(field: string): CelRule {
+  return cel(
+    `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
+    `spec.${field} is immutable: it affects execution; create a new Run instead`,
+    { fieldPath: `.${field}` },
+  );
+}
+
+const TASK_INPUT_RULES: CelRule[] = [
+  cel(
+    "!has(self.source) || !has(self.mode.task) || (!has(self.mode.task.entrypoint) && !has(self.mode.task.args))",
+    "spec.source.inline is a standalone script: remove spec.mode.task.entrypoint and spec.mode.task.args (pass values through spec.env), or remove spec.source.inline and name a script file in entrypoint",
+  ),
+  cel(
+    "!has(self.mode.task) || has(self.source) || has(self.mode.task.entrypoint) || (has(self.mode.task.args) && size(self.mode.task.args) > 0)",
+    "a task needs an input: set spec.source.inline (a script), spec.mode.task.entrypoint (a script file) or spec.mode.task.args (shell commands)",
+  ),
+  cel(
+    "!has(self.mode.function) || has(self.source)",
+    "function mode needs spec.source.inline: the module that defines the handler",
+  ),
+  cel(
+    "!has(self.mode.session) || !has(self.source)",
+    "session mode takes no spec.source: a session starts with an empty workspace and is driven through the gateway",
+  ),
+];
+
+const TERMINATION_RULES: CelRule[] = [
+  cel(
+    "!has(self.termination) || self.termination.mode != 'Drain' || has(self.mode.session)",
+    "spec.termination.mode Drain is for sessions only; use Immediate to cancel a task or function",
+    { fieldPath: ".termination.mode" },
+  ),
+  cel("!has(oldSelf.termination) || has(self.termination)", "spec.termination cannot be removed once set", {
+    fieldPath: ".termination",
+  }),
+];
+
+export const RunSpecSchema = Obj(
+  {
+    runtime: Str(63, {
+      description: "Name of the Runtime, in the Run's namespace, whose pods execute the Run.",
+      minLength: 1,
+      pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+      "x-kubernetes-validations": [
+        cel("self == oldSelf", "spec.runtime is immutable: create a new Run instead"),
+      ],
+    }),
+    mode: RunModeSchema,
+    source: Type.Optional(SourceSchema),
+    env: Type.Optional(
+      List(EnvVarSchema, Limits.envCount, {
+        description: "Environment variables of the attempt, on top of the runtime container's.",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["name"],
+      }),
+    ),
+    timeout: Type.Optional(
+      Duration(
+        "Longest one attempt may run (each retry gets its own); then it ends with reason Timeout. Unset: no limit.",
+      ),
+    ),
+    retryPolicy: Type.Optional(RetryPolicySchema),
+    resources: Type.Optional(ResourcesSchema),
+    ttlSecondsAfterFinished: Type.Optional(
+      Int32({
+        description:
+          "Delete the Run this many seconds after it reaches a terminal phase. Unset: keep it. May change.",
+        minimum: 0,
+        maximum: Limits.ttlSeconds,
+      }),
+    ),
+    termination: Type.Optional(TerminationSchema),
+  },
+  {
+    description: "Desired state of the Run.",
+    "x-kubernetes-validations": [
+      ...TASK_INPUT_RULES,
+      ...TERMINATION_RULES,
+      ...IMMUTABLE_OPTIONAL_FIELDS.map(immutable),
+    ],
+  },
+);
+
+export type RunSpec = Static<typeof RunSpecSchema>;
+export type RunModeSpec = Static<typeof RunModeSchema>;
+export type TaskMode = Static<typeof TaskModeSchema>;
+export type FunctionMode = Static<typeof FunctionModeSchema>;
+export type SessionMode = Static<typeof SessionModeSchema>;
+export type RunSource = Static<typeof SourceSchema>;
+export type EnvVar = Static<typeof EnvVarSchema>;
+export type RetryPolicy = Static<typeof RetryPolicySchema>;
+export type RunResources = Static<typeof ResourcesSchema>;
+export type Termination = Static<typeof TerminationSchema>;
