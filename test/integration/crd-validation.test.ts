@@ -11,6 +11,7 @@ import {
   type CustomResourceDefinition,
   crds,
   DEFAULT_RETRY_ON,
+  GROUP,
   RUN_KIND,
   type Run,
   RunResource,
@@ -834,6 +835,33 @@ suite("Runtime and Run CRD validation", () => {
   });
   afterAll(async () => {
     await ns?.remove();
+  });
+
+  test("short names and plurals collide with no other resource the cluster serves", async () => {
+    interface ResourceList {
+      resources: { name: string; shortNames?: string[] }[];
+    }
+    const groups = await client.get<{
+      groups: { name: string; preferredVersion: { groupVersion: string } }[];
+    }>("/apis");
+    const lists: [string, ResourceList][] = [["", await client.get<ResourceList>("/api/v1")]];
+    for (const g of groups.groups) {
+      if (g.name === GROUP) continue;
+      lists.push([g.name, await client.get<ResourceList>(`/apis/${g.preferredVersion.groupVersion}`)]);
+    }
+    const taken = new Map<string, string>();
+    for (const [group, list] of lists) {
+      for (const r of list.resources)
+        for (const n of [r.name, ...(r.shortNames ?? [])]) taken.set(n, `${r.name}.${group}`);
+    }
+    const ours = crds.flatMap((c) => [
+      c.spec.names.plural,
+      c.spec.names.singular,
+      ...c.spec.names.shortNames,
+    ]);
+    expect(ours.filter((n) => taken.has(n)).map((n) => `${n} (${taken.get(n)})`)).toEqual([]);
+    expect(ours).toContain("rt");
+    expect(ours).toContain("krun");
   });
 
   for (const c of [...runtimeCases, ...runCases, ...runUpdateCases]) {
