@@ -128,7 +128,9 @@ export function containerArgv(
   vars: Map<string, string>,
 ): string[] {
   const look = lookupIn(vars);
-  const command = container.command?.length ? container.command.map((a) => expand(a, look)) : image.entrypoint;
+  const command = container.command?.length
+    ? container.command.map((a) => expand(a, look))
+    : image.entrypoint;
   let args: string[];
   if (container.args?.length) args = container.args.map((a) => expand(a, look));
   else if (container.command?.length) args = [];

@@ -32,7 +32,9 @@ export function expand(input: string, lookup: (name: string) => string | undefin
 }
 
 /** A lookup over several maps, first hit wins. */
-export function lookupIn(...maps: (Map<string, string> | Record<string, string>)[]): (name: string) => string | undefined {
+export function lookupIn(
+  ...maps: (Map<string, string> | Record<string, string>)[]
+): (name: string) => string | undefined {
   return (name) => {
     for (const m of maps) {
       const v = m instanceof Map ? m.get(name) : Object.hasOwn(m, name) ? m[name] : undefined;

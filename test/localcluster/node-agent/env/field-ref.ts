@@ -72,6 +72,7 @@ export function resourceFieldValue(
   const [, kind, name] = m as unknown as [string, "limits" | "requests", string];
   const limit = c.resources?.limits?.[name] ?? facts.allocatable[name as "cpu"] ?? "0";
   // The API defaults an unset request to the limit when one is set; otherwise kubelet reports 0.
-  const value = kind === "limits" ? limit : (c.resources?.requests?.[name] ?? c.resources?.limits?.[name] ?? "0");
+  const value =
+    kind === "limits" ? limit : (c.resources?.requests?.[name] ?? c.resources?.limits?.[name] ?? "0");
   return divideQuantity(name, value, sel.divisor ?? "1");
 }

@@ -37,7 +37,11 @@ export function parseQuantity(q: string | number): number {
  * The value the downward API exposes for a resource: ceil(value / divisor), as kubelet does
  * (cpu compared in millicores so "1m" divisors work exactly).
  */
-export function divideQuantity(resource: string, value: string | number, divisor: string | number = "1"): string {
+export function divideQuantity(
+  resource: string,
+  value: string | number,
+  divisor: string | number = "1",
+): string {
   const v = parseQuantity(value);
   const d = parseQuantity(divisor);
   if (d <= 0) throw new QuantityError(`divisor "${divisor}" must be positive`);

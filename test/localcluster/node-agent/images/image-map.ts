@@ -43,7 +43,8 @@ interface Compiled {
 
 function stringList(v: unknown, where: string): string[] | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) throw new ImageMapError(`${where} must be a list of strings`);
+  if (!Array.isArray(v) || v.some((s) => typeof s !== "string"))
+    throw new ImageMapError(`${where} must be a list of strings`);
   return v as string[];
 }
 
@@ -63,7 +64,10 @@ export class ImageMap {
       const r = (raw ?? {}) as Record<string, unknown>;
       const where = `${file}: images["${key}"]`;
       const env = r.env as Record<string, unknown> | undefined;
-      if (env !== undefined && (typeof env !== "object" || Object.values(env).some((v) => typeof v !== "string"))) {
+      if (
+        env !== undefined &&
+        (typeof env !== "object" || Object.values(env).some((v) => typeof v !== "string"))
+      ) {
         throw new ImageMapError(`${where}.env must map names to strings`);
       }
       const entry: ImageEntry = {
@@ -86,7 +90,8 @@ export class ImageMap {
   resolve(image: string): ResolvedImage | undefined {
     const ref = parseImageRef(image);
     const candidates = this.entries.filter((e) => e.repository === ref.repository);
-    const hit = candidates.find((e) => e.tag !== undefined && e.tag === ref.tag) ?? candidates.find((e) => !e.tag);
+    const hit =
+      candidates.find((e) => e.tag !== undefined && e.tag === ref.tag) ?? candidates.find((e) => !e.tag);
     if (!hit) return undefined;
     const e = hit.entry;
     const hash = createHash("sha256").update(JSON.stringify(e)).digest("hex");
@@ -95,7 +100,11 @@ export class ImageMap {
       entrypoint: (e.entrypoint ?? []).map((a) => this.repoFile(a)),
       cmd: (e.cmd ?? []).map((a) => this.repoFile(a)),
       env: { ...e.env },
-      workingDir: e.workingDir ? (isAbsolute(e.workingDir) ? e.workingDir : join(this.repoRoot, e.workingDir)) : this.repoRoot,
+      workingDir: e.workingDir
+        ? isAbsolute(e.workingDir)
+          ? e.workingDir
+          : join(this.repoRoot, e.workingDir)
+        : this.repoRoot,
       imageID: `krtlocal://${hit.key}@sha256:${hash}`,
     };
   }

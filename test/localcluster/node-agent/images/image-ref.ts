@@ -30,7 +30,8 @@ export function parseImageRef(ref: string): ImageRef {
   }
   const parts = rest.split("/");
   const first = parts[0] ?? "";
-  const hasRegistry = parts.length > 1 && (first.includes(".") || first.includes(":") || first === "localhost");
+  const hasRegistry =
+    parts.length > 1 && (first.includes(".") || first.includes(":") || first === "localhost");
   let registry = DEFAULT_REGISTRY;
   if (hasRegistry) {
     registry = first === "index.docker.io" ? DEFAULT_REGISTRY : first;

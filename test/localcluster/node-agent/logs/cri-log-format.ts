@@ -29,7 +29,12 @@ export function nowMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-export function formatRecord(stream: LogStream, content: string, partial: boolean, epochMs = nowMs()): string {
+export function formatRecord(
+  stream: LogStream,
+  content: string,
+  partial: boolean,
+  epochMs = nowMs(),
+): string {
   return `${rfc3339Nano(epochMs)} ${stream} ${partial ? "P" : "F"} ${content}\n`;
 }
 

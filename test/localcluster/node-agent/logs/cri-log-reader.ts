@@ -49,7 +49,11 @@ export function selectRecords(records: LogRecord[], q: Pick<LogQuery, "tailLines
 }
 
 /** Renders records, stopping at `budget` bytes; returns the text and the bytes left. */
-export function renderRecords(records: LogRecord[], timestamps: boolean, budget = Infinity): { text: string; budget: number } {
+export function renderRecords(
+  records: LogRecord[],
+  timestamps: boolean,
+  budget = Infinity,
+): { text: string; budget: number } {
   let text = "";
   let left = budget;
   for (const r of records) {

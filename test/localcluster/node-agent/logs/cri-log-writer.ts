@@ -63,7 +63,8 @@ export class CriLogWriter {
   private emitLine(stream: LogStream, bytes: Uint8Array, partial: boolean): void {
     if (this.fd === undefined) return;
     // A CRLF line ends without its CR, as with containerd's line reader; other bytes are kept as they are.
-    const end = !partial && bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
+    const end =
+      !partial && bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
     const header = formatRecord(stream, "", partial).slice(0, -1);
     writeSync(this.fd, Buffer.concat([Buffer.from(header), bytes.subarray(0, end), NEWLINE]));
   }

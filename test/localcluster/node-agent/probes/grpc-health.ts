@@ -66,7 +66,12 @@ export function decodeHealthCheckResponse(body: Buffer): number {
 }
 
 /** Resolves the serving status; rejects on a transport error, a non-OK grpc-status or timeout. */
-export function grpcHealthCheck(host: string, port: number, service: string, timeoutMs: number): Promise<number> {
+export function grpcHealthCheck(
+  host: string,
+  port: number,
+  service: string,
+  timeoutMs: number,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(`http://${host}:${port}`);
     const timer = setTimeout(() => {
@@ -101,7 +106,8 @@ export function grpcHealthCheck(host: string, port: number, service: string, tim
     req.on("end", () => {
       clearTimeout(timer);
       session.close();
-      if (grpcStatus !== "0") return reject(new Error(`grpc-status ${grpcStatus ?? "missing"} ${message}`.trim()));
+      if (grpcStatus !== "0")
+        return reject(new Error(`grpc-status ${grpcStatus ?? "missing"} ${message}`.trim()));
       try {
         resolve(decodeHealthCheckResponse(Buffer.concat(chunks)));
       } catch (e) {

@@ -3,7 +3,13 @@
  * namespaces (nsenter), HTTP GET, TCP connect, or gRPC health. Success and failure are data;
  * only programming errors throw.
  */
-import type { ContainerPort, ExecAction, HTTPGetAction, ProbeHandler, TCPSocketAction } from "../api/types.ts";
+import type {
+  ContainerPort,
+  ExecAction,
+  HTTPGetAction,
+  ProbeHandler,
+  TCPSocketAction,
+} from "../api/types.ts";
 import { grpcHealthCheck, SERVING } from "./grpc-health.ts";
 
 export interface HandlerTarget {
@@ -93,7 +99,11 @@ async function tcpHandler(a: TCPSocketAction, t: HandlerTarget, timeoutMs: numbe
   }
 }
 
-export async function runHandler(h: ProbeHandler, t: HandlerTarget, timeoutMs: number): Promise<HandlerOutcome> {
+export async function runHandler(
+  h: ProbeHandler,
+  t: HandlerTarget,
+  timeoutMs: number,
+): Promise<HandlerOutcome> {
   try {
     if (h.exec) return await execHandler(h.exec, t, timeoutMs);
     if (h.httpGet) return await httpHandler(h.httpGet, t, timeoutMs);

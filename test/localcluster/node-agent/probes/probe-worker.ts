@@ -43,7 +43,8 @@ export class ProbeWorker {
   /** The container exited: readiness drops now instead of after failureThreshold periods. */
   containerStopped(): void {
     this.stop();
-    if (this.state.containerStopped()) this.opts.onChange(this.opts.kind, this.state.result, "container stopped");
+    if (this.state.containerStopped())
+      this.opts.onChange(this.opts.kind, this.state.result, "container stopped");
   }
 
   private schedule(ms: number): void {

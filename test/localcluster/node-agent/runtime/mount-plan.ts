@@ -72,8 +72,12 @@ export interface WrapperSpec {
 export function wrapperScript(w: WrapperSpec): string {
   const err = shellQuote(w.startErrorFile);
   const fail = (what: string) => `{ printf '%s\\n' ${shellQuote(what)} >${err}; exit 128; }`;
-  const lines = [`printf '%s' ${shellQuote(w.hostname)} >/proc/sys/kernel/hostname || ${fail("cannot set the hostname")}`];
-  const all = w.hostsFile ? [{ source: w.hostsFile, target: "/etc/hosts", readOnly: false }, ...w.binds] : w.binds;
+  const lines = [
+    `printf '%s' ${shellQuote(w.hostname)} >/proc/sys/kernel/hostname || ${fail("cannot set the hostname")}`,
+  ];
+  const all = w.hostsFile
+    ? [{ source: w.hostsFile, target: "/etc/hosts", readOnly: false }, ...w.binds]
+    : w.binds;
   for (const b of all) {
     const s = shellQuote(b.source);
     const t = shellQuote(b.target);
@@ -83,11 +87,14 @@ export function wrapperScript(w: WrapperSpec): string {
       `if [ -d ${s} ]; then mkdir -p ${t}; else mkdir -p "$(dirname ${t})" && { [ -e ${t} ] || : >${t}; }; fi || ${fail(`cannot create mount point ${b.target}`)}`,
     );
     lines.push(`mount --bind ${s} ${t} || ${fail(`mount --bind ${b.source} ${b.target} failed`)}`);
-    if (b.readOnly) lines.push(`mount -o remount,bind,ro ${t} || ${fail(`remount ${b.target} read-only failed`)}`);
+    if (b.readOnly)
+      lines.push(`mount -o remount,bind,ro ${t} || ${fail(`remount ${b.target} read-only failed`)}`);
   }
   const wd = shellQuote(w.workingDir);
   lines.push(`mkdir -p ${wd} && cd ${wd} || ${fail(`cannot enter working directory ${w.workingDir}`)}`);
-  lines.push(`command -v "$1" >/dev/null 2>&1 || { printf 'exec: "%s": executable file not found in $PATH\\n' "$1" >${err}; exit 128; }`);
+  lines.push(
+    `command -v "$1" >/dev/null 2>&1 || { printf 'exec: "%s": executable file not found in $PATH\\n' "$1" >${err}; exit 128; }`,
+  );
   lines.push(`exec "$@"`);
   return lines.join("\n");
 }
