@@ -74,10 +74,10 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
   Signaled: "The task was killed by a signal kruntimes did not send (`status.signal`), e.g. the OOM killer.",
   OutputsInvalid: "The task wrote outputs that break the bounds of `status.outputs`.",
   Timeout: "An attempt ran longer than `spec.timeout`.",
-  Cancelled: "`spec.termination.mode` was set to `Immediate`, or the Run was deleted while active.",
+  Cancelled: "`spec.termination.mode` was set to `Immediate` before the Run finished.",
   RetriesExhausted: "The last of `spec.retryPolicy.maxAttempts` attempts failed with a retryable reason.",
   Completed: "The task exited with code 0.",
-  Drained: "A session or function finished gracefully after `spec.termination.mode: Drain`.",
+  Drained: "A session finished gracefully after `spec.termination.mode: Drain`.",
 };
 
 /** Reasons `status.waitingReason` may take while the Run is Pending. */

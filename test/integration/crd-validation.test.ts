@@ -2,7 +2,7 @@
  * The Runtime and Run CRDs on a real apiserver: installs them from `@kruntimes/api`, then applies
  * a table of valid and invalid objects (creates, then updates of spec, status and scale) and checks
  * the exact outcome of each — accepted (with the defaults the schema promises), or rejected with a
- * message that contains the expected text.
+ * message that contains the expected text. The examples in docs/concepts/api.md are applied too.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -862,6 +862,28 @@ suite("Runtime and Run CRD validation", () => {
     expect(ours.filter((n) => taken.has(n)).map((n) => `${n} (${taken.get(n)})`)).toEqual([]);
     expect(ours).toContain("rt");
     expect(ours).toContain("krun");
+  });
+
+  test("the examples in docs/concepts/api.md do what the page says", async () => {
+    const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "concepts", "api.md"), "utf8");
+    const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    for (const text of blocks) {
+      const obj = YAML.parse(text) as Kind;
+      const expected = /^# rejected: (.+)$/m.exec(text);
+      const resource = obj.kind === RUN_KIND ? RunResource : RuntimeResource;
+      await outcomeOf(
+        client.create(path(resource, ns.name), obj),
+        expected ? rejected(expected[1]!) : ACCEPTED,
+        `example ${obj.kind} ${obj.metadata.name}`,
+      );
+    }
+    // The cancel command: `kubectl patch krun <name> --type merge -p '<patch>'`.
+    const cancel = /kubectl patch krun (\S+) --type merge -p '(.+)'/.exec(doc);
+    expect(cancel).not.toBeNull();
+    await client.patch(path(RunResource, ns.name, cancel![1]!), JSON.parse(cancel![2]!), "merge");
+    const cancelled = await client.get<Run>(path(RunResource, ns.name, cancel![1]!));
+    expect(cancelled.spec.termination?.mode).toBe("Immediate");
   });
 
   for (const c of [...runtimeCases, ...runCases, ...runUpdateCases]) {

@@ -78,7 +78,7 @@ function rulesList(root: OpenApiSchema): string[] {
   const lines: string[] = [];
   for (const v of walkSchema(root)) {
     for (const r of v.node["x-kubernetes-validations"] ?? []) {
-      const where = v.path || "(object)";
+      const where = v.path || "(root)";
       const transition = r.rule.includes("oldSelf") ? " *(on update)*" : "";
       lines.push(`- ${code(where + (r.fieldPath ?? ""))}${transition}: ${r.message}  `, `  ${code(r.rule)}`);
     }
