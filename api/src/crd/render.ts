@@ -1,4 +1,5 @@
 /** The files the generator writes, as text: CRD YAML for the chart and the API reference. */
+import { join } from "node:path";
 import YAML from "yaml";
 import type { CustomResourceDefinition } from "./definitions.ts";
 import { renderReference } from "./reference.ts";
@@ -9,10 +10,22 @@ export function renderCrdYaml(crd: CustomResourceDefinition): string {
   return YAML_HEADER + YAML.stringify(crd, { lineWidth: 0 });
 }
 
+const BIOME = join(import.meta.dir, "..", "..", "..", "node_modules", ".bin", "biome");
+
+/**
+ * Formats text the way `biome check .` expects it (biome formats Markdown too), so a generated file
+ * passes the lint step as written. `file` is the repository-relative path biome decides by.
+ */
+export function formatWithBiome(file: string, text: string): string {
+  const result = Bun.spawnSync([BIOME, "format", `--stdin-file-path=${file}`], { stdin: Buffer.from(text) });
+  if (result.exitCode !== 0) throw new Error(`biome format ${file}: ${result.stderr.toString()}`);
+  return result.stdout.toString();
+}
+
 /** Path (relative to the repository root) → content, for every generated file. */
 export function generatedFiles(crds: readonly CustomResourceDefinition[]): Map<string, string> {
   const files = new Map<string, string>();
   for (const crd of crds) files.set(`chart/crds/${crd.metadata.name}.yaml`, renderCrdYaml(crd));
-  files.set("docs/api-reference.md", renderReference(crds));
+  files.set("docs/api-reference.md", formatWithBiome("docs/api-reference.md", renderReference(crds)));
   return files;
 }
