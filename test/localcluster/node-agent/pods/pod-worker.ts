@@ -155,12 +155,16 @@ export class PodWorker {
       );
     }
     const wait = r.nextStartAtMs - Date.now();
-    if (wait > 0) return soon(wait);
+    if (wait > 0) {
+      soon(wait);
+      return;
+    }
     r.nextStartAtMs = 0;
     const image = this.d.images.resolve(r.spec.image ?? "");
     if (!image) {
       r.waiting("ImageNotMapped", `image "${r.spec.image}" is not in ${this.d.images.file}; add it there`);
-      return soon(5000);
+      soon(5000);
+      return;
     }
     try {
       const vars = await containerEnv(this.pod, r.spec, this.facts, this.d.objects, this.d.config);

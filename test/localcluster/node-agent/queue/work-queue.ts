@@ -55,7 +55,10 @@ export class WorkQueue {
   /** Runs `key` after `ms` unless an earlier run is already scheduled. */
   addAfter(key: string, ms: number): void {
     if (this.stopped) return;
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
     const at = Date.now() + ms;
     const cur = this.timers.get(key);
     if (cur && cur.at <= at) return;

@@ -1,0 +1,237 @@
+/**
+ * The local node agent on the real control plane: Deployments become Available with each replica
+ * on its own pod IP, ReplicaSets replace deleted pods (old process gone), readiness and restarts
+ * are reported like a kubelet's, volumes and downward-API env reach containers, `kubectl logs`
+ * works through the apiserver, and the agent survives an apiserver restart.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type KubeClient, path, R } from "@kruntimes/kube";
+import { controlComponent, eventually, testCluster, testNamespace } from "../support/cluster.ts";
+
+const cluster = testCluster();
+// Runs only on the local cluster: it reaches pod IPs on loopback and restarts the apiserver.
+const suite = cluster?.local ? describe : describe.skip;
+
+interface PodLike {
+  metadata: { name: string; uid: string; labels?: Record<string, string> };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: {
+      name: string;
+      ready: boolean;
+      restartCount: number;
+      state: Record<string, unknown>;
+    }[];
+  };
+}
+interface DeploymentLike {
+  status?: { availableReplicas?: number; readyReplicas?: number; unavailableReplicas?: number };
+}
+
+const ready = (p: PodLike) => p.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
+
+function webDeployment(name: string, replicas: number) {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 5,
+          containers: [
+            {
+              name: "web",
+              image: "kruntimes.local/test/http-server:latest",
+              env: [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }],
+              readinessProbe: {
+                httpGet: { path: "/healthz", port: 8080 },
+                periodSeconds: 1,
+                failureThreshold: 1,
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+async function podsOf(client: KubeClient, ns: string, app: string): Promise<PodLike[]> {
+  return (await client.list<PodLike>(path(R.pods, ns), { labelSelector: `app=${app}` })).items;
+}
+
+function pidsServing(ip: string): number[] {
+  const p = Bun.spawnSync(["pgrep", "-f", "test/localcluster/images/http-server.ts"], { stdout: "pipe" });
+  return p.stdout
+    .toString()
+    .split("\n")
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return require("node:fs")
+          .readFileSync(`/proc/${pid}/environ`, "utf8")
+          .split("\0")
+          .includes(`POD_IP=${ip}`);
+      } catch {
+        return false;
+      }
+    });
+}
+
+suite("local node agent", () => {
+  const client = cluster!.client;
+  let ns: string;
+  let removeNs: () => Promise<void>;
+
+  beforeAll(async () => {
+    const n = await testNamespace(client, "agent");
+    ns = n.name;
+    removeNs = n.remove;
+  });
+  afterAll(async () => {
+    await removeNs?.();
+  });
+
+  test("a Deployment becomes Available and each replica answers on its own pod IP", async () => {
+    await client.create(path(R.deployments, ns), webDeployment("web", 3));
+    await eventually(
+      "3 available replicas",
+      async () =>
+        ((await client.get<DeploymentLike>(path(R.deployments, ns, "web"))).status?.availableReplicas ??
+          0) === 3,
+    );
+    const pods = await podsOf(client, ns, "web");
+    const ips = pods.map((p) => p.status!.podIP!);
+    expect(new Set(ips).size).toBe(3);
+    for (const p of pods) {
+      const body = await (await fetch(`http://${p.status!.podIP}:8080/`)).text();
+      expect(body).toBe(`hello from ${p.metadata.name} ${p.status!.podIP}\n`);
+    }
+  });
+
+  test("a deleted pod is replaced by the ReplicaSet and its process is gone", async () => {
+    const [victim] = await podsOf(client, ns, "web");
+    const ip = victim!.status!.podIP!;
+    expect(pidsServing(ip).length).toBe(1);
+    await client.delete(path(R.pods, ns, victim!.metadata.name));
+    await eventually("victim removed and replaced", async () => {
+      const pods = await podsOf(client, ns, "web");
+      return !pods.some((p) => p.metadata.uid === victim!.metadata.uid) && pods.filter(ready).length === 3;
+    });
+    await eventually(
+      "old process gone",
+      async () => !pidsServing(ip).some((pid) => pid > 0) || undefined,
+      10_000,
+    );
+  });
+
+  test("a failing readiness probe turns Ready false and the Deployment shows it", async () => {
+    const [p] = await podsOf(client, ns, "web");
+    await fetch(`http://${p!.status!.podIP}:8080/ready?v=false`, { method: "POST" });
+    await eventually(
+      "pod not ready",
+      async () => !ready(await client.get<PodLike>(path(R.pods, ns, p!.metadata.name))),
+    );
+    await eventually(
+      "deployment shows 2 ready",
+      async () =>
+        (await client.get<DeploymentLike>(path(R.deployments, ns, "web"))).status?.readyReplicas === 2,
+    );
+    await fetch(`http://${p!.status!.podIP}:8080/ready?v=true`, { method: "POST" });
+    await eventually("pod ready again", async () =>
+      ready(await client.get<PodLike>(path(R.pods, ns, p!.metadata.name))),
+    );
+  });
+
+  test("a container that exits is restarted and its restart count rises", async () => {
+    const [p] = await podsOf(client, ns, "web");
+    const get = () => client.get<PodLike>(path(R.pods, ns, p!.metadata.name));
+    for (const n of [1, 2]) {
+      await eventually("serving", async () => (await fetch(`http://${p!.status!.podIP}:8080/healthz`)).ok);
+      await fetch(`http://${p!.status!.podIP}:8080/exit?code=3`, { method: "POST" });
+      const cs = await eventually(`restart count ${n}`, async () => {
+        const s = (await get()).status?.containerStatuses?.[0];
+        return s && s.restartCount === n && s.state.running ? s : undefined;
+      });
+      expect(
+        (cs as unknown as { lastState: { terminated: { exitCode: number } } }).lastState.terminated.exitCode,
+      ).toBe(3);
+    }
+  });
+
+  test("kubectl-style logs come from the kubelet endpoint through the apiserver", async () => {
+    const [p] = await podsOf(client, ns, "web");
+    await fetch(`http://${p!.status!.podIP}:8080/hello-logs`);
+    const res = await client.request<Response>("GET", path(R.pods, ns, p!.metadata.name, "log"), {
+      raw: true,
+      query: { container: "web", tailLines: 50 },
+    });
+    expect(await res.text()).toContain("GET /hello-logs");
+  });
+
+  test("emptyDir is shared by the pod's containers; downward API and ConfigMap env arrive", async () => {
+    await client.create(path(R.configMaps, ns), { metadata: { name: "cfg" }, data: { greeting: "hi" } });
+    await client.create(path(R.pods, ns), {
+      metadata: { name: "vols", labels: { app: "vols" } },
+      spec: {
+        restartPolicy: "Never",
+        volumes: [{ name: "shared", emptyDir: {} }],
+        containers: [
+          {
+            name: "writer",
+            image: "busybox",
+            command: ["sh", "-c", 'echo "$GREETING $MY_NS" > /data/out; sleep 30'],
+            env: [
+              { name: "GREETING", valueFrom: { configMapKeyRef: { name: "cfg", key: "greeting" } } },
+              { name: "MY_NS", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+            ],
+            volumeMounts: [{ name: "shared", mountPath: "/data" }],
+          },
+          {
+            name: "reader",
+            image: "busybox",
+            command: [
+              "sh",
+              "-c",
+              "for i in $(seq 100); do [ -s /in/out ] && cat /in/out && exit 0; sleep 0.1; done; exit 1",
+            ],
+            volumeMounts: [{ name: "shared", mountPath: "/in", readOnly: true }],
+          },
+        ],
+      },
+    });
+    const reader = await eventually("reader finished", async () => {
+      const p = await client.get<PodLike>(path(R.pods, ns, "vols"));
+      const s = p.status?.containerStatuses?.find((c) => c.name === "reader");
+      return s?.state.terminated ? (s.state.terminated as { exitCode: number }) : undefined;
+    });
+    expect(reader.exitCode).toBe(0);
+    const res = await client.request<Response>("GET", path(R.pods, ns, "vols", "log"), {
+      raw: true,
+      query: { container: "reader" },
+    });
+    expect(await res.text()).toBe(`hi ${ns}\n`);
+  });
+
+  test("the agent survives an apiserver restart", async () => {
+    await controlComponent(cluster!.local!, "kube-apiserver", "restart");
+    // The node stays Ready and the agent still acts on new pods after relisting.
+    await client.patch(path(R.deployments, ns, "web"), { spec: { replicas: 4 } }, "merge");
+    await eventually(
+      "4 available after the restart",
+      async () =>
+        ((await client.get<DeploymentLike>(path(R.deployments, ns, "web"))).status?.availableReplicas ??
+          0) === 4,
+      60_000,
+    );
+    const node = await client.get<PodLike>(path(R.nodes, undefined, cluster!.local!.nodeName));
+    expect(ready(node)).toBe(true);
+  }, 120_000);
+});
