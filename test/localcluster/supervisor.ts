@@ -111,8 +111,8 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
   const start = (c: AnyComponent) => (c === "node-agent" ? agent.start() : cp.startComponent(c));
   server = Bun.serve({
     unix: socket,
+    ...({ idleTimeout: 120 } as object),
     // A restart of the apiserver takes longer than the default 10 s idle timeout.
-    idleTimeout: 120,
     async fetch(req) {
       const url = new URL(req.url);
       const m = /^\/components\/([a-z-]+)\/(stop|start|restart)$/.exec(url.pathname);

@@ -91,11 +91,12 @@ setup_helm() {
   (cd "$mod" && go mod tidy)
 }
 
-want="${1:-all}"
-if [[ $want == all || $want == etcd ]]; then
+# Default: what the local cluster needs. `all` adds helm (chart tests).
+want="${1:-cluster}"
+if [[ $want == all || $want == cluster || $want == etcd ]]; then
   build_group etcd "$ETCD_VERSION" setup_etcd go.etcd.io/etcd/server/v3
 fi
-if [[ $want == all || $want == kubernetes ]]; then
+if [[ $want == all || $want == cluster || $want == kubernetes ]]; then
   build_group kubernetes "$KUBERNETES_VERSION" setup_kubernetes \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
