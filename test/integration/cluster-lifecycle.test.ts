@@ -25,7 +25,10 @@ async function startCluster(dir: string): Promise<{ supervisor: number; pids: nu
   const up = Bun.spawnSync([process.execPath, main, "up"], { env, stdout: "pipe", stderr: "pipe" });
   if (up.exitCode !== 0) throw new Error(`up failed: ${up.stderr.toString()}`);
   const st = Bun.spawnSync([process.execPath, main, "status"], { env, stdout: "pipe" });
-  const status = JSON.parse(st.stdout.toString()) as { pid: number; components: Record<string, { pid?: number }> };
+  const status = JSON.parse(st.stdout.toString()) as {
+    pid: number;
+    components: Record<string, { pid?: number }>;
+  };
   const pids = Object.values(status.components).flatMap((c) => (c.pid ? [c.pid] : []));
   return { supervisor: status.pid, pids };
 }
@@ -56,7 +59,9 @@ suite("local cluster lifecycle", () => {
     expect(info.startSeconds).toBeLessThan(20);
     expect(performance.now() - started).toBeLessThan(30_000);
     expect(pids.length).toBeGreaterThanOrEqual(5);
-    const down = Bun.spawnSync([process.execPath, main, "down"], { env: { ...process.env, KRT_CLUSTER_DIR: dir } });
+    const down = Bun.spawnSync([process.execPath, main, "down"], {
+      env: { ...process.env, KRT_CLUSTER_DIR: dir },
+    });
     expect(down.exitCode).toBe(0);
     expect(await allGone([supervisor, ...pids])).toEqual([]);
     expect(processesMentioning(dir)).toEqual([]);

@@ -34,7 +34,9 @@ const widgetCrd = {
                   min: { type: "integer" },
                   max: { type: "integer" },
                 },
-                "x-kubernetes-validations": [{ rule: "self.min <= self.max", message: "min must not exceed max" }],
+                "x-kubernetes-validations": [
+                  { rule: "self.min <= self.max", message: "min must not exceed max" },
+                ],
               },
             },
           },
@@ -90,7 +92,12 @@ suite("local control plane", () => {
     );
     expect(ok.metadata.name).toBe("good");
     const err = await client
-      .create(coll, { apiVersion: `${widgets.group}/v1`, kind: "Widget", metadata: { name: "bad" }, spec: { min: 3, max: 2 } })
+      .create(coll, {
+        apiVersion: `${widgets.group}/v1`,
+        kind: "Widget",
+        metadata: { name: "bad" },
+        spec: { min: 3, max: 2 },
+      })
       .catch((e) => e);
     expect(err).toBeInstanceOf(KubeError);
     expect((err as KubeError).code).toBe(422);
