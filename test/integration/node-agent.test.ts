@@ -220,6 +220,77 @@ suite("local node agent", () => {
     expect(await res.text()).toBe(`hi ${ns}\n`);
   });
 
+  test("exec (inside the container's mounts), TCP and gRPC readiness probes drive Ready", async () => {
+    const podIP = { name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } };
+    await client.create(path(R.pods, ns), {
+      metadata: { name: "probes" },
+      spec: {
+        volumes: [{ name: "work", emptyDir: {} }],
+        containers: [
+          {
+            name: "exec",
+            image: "busybox",
+            // /work exists only in this container's mount namespace, so the probe must run there.
+            command: ["sh", "-c", "sleep 1; touch /work/ready; sleep 3600"],
+            volumeMounts: [{ name: "work", mountPath: "/work" }],
+            readinessProbe: { exec: { command: ["cat", "/work/ready"] }, periodSeconds: 1 },
+          },
+          {
+            name: "tcp",
+            image: "kruntimes.local/test/http-server",
+            env: [podIP],
+            readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
+          },
+          {
+            name: "grpc",
+            image: "kruntimes.local/test/grpc-health-server",
+            env: [podIP],
+            ports: [{ name: "health", containerPort: 9090 }],
+            readinessProbe: { grpc: { port: 9090 }, periodSeconds: 1 },
+          },
+        ],
+      },
+    });
+    const pod = await eventually("probes pod Ready", async () => {
+      const p = await client.get<PodLike>(path(R.pods, ns, "probes"));
+      return ready(p) ? p : undefined;
+    });
+    expect(pod.status?.containerStatuses?.every((c) => c.ready)).toBe(true);
+  });
+
+  test("a failing liveness probe restarts the container", async () => {
+    const created = Date.now();
+    await client.create(path(R.pods, ns), {
+      metadata: { name: "liveness" },
+      spec: {
+        volumes: [{ name: "work", emptyDir: {} }],
+        containers: [
+          {
+            name: "c",
+            image: "busybox",
+            command: ["sh", "-c", "touch /work/alive; sleep 2; rm /work/alive; sleep 3600"],
+            volumeMounts: [{ name: "work", mountPath: "/work" }],
+            livenessProbe: {
+              exec: { command: ["test", "-e", "/work/alive"] },
+              initialDelaySeconds: 1,
+              periodSeconds: 1,
+              failureThreshold: 1,
+            },
+          },
+        ],
+        terminationGracePeriodSeconds: 1,
+      },
+    });
+    await eventually(
+      "restart after liveness failure",
+      async () =>
+        ((await client.get<PodLike>(path(R.pods, ns, "liveness"))).status?.containerStatuses?.[0]
+          ?.restartCount ?? 0) >= 1,
+    );
+    // Healthy while /work/alive existed (2 s), restarted only after it went away.
+    expect(Date.now() - created).toBeGreaterThan(2000);
+  });
+
   test("the agent survives an apiserver restart", async () => {
     await controlComponent(cluster!.local!, "kube-apiserver", "restart");
     // The node stays Ready and the agent still acts on new pods after relisting.
