@@ -291,6 +291,82 @@ suite("local node agent", () => {
     expect(Date.now() - created).toBeGreaterThan(2000);
   });
 
+  test("init containers run first; OnFailure and Never policies end in Succeeded and Failed", async () => {
+    await client.create(path(R.pods, ns), {
+      metadata: { name: "init-ok" },
+      spec: {
+        restartPolicy: "OnFailure",
+        volumes: [{ name: "work", emptyDir: {} }],
+        initContainers: [
+          {
+            name: "prepare",
+            image: "busybox",
+            command: ["sh", "-c", "echo prepared > /work/x"],
+            volumeMounts: [{ name: "work", mountPath: "/work" }],
+          },
+        ],
+        containers: [
+          {
+            name: "main",
+            image: "busybox",
+            command: ["sh", "-c", "grep -q prepared /work/x"],
+            volumeMounts: [{ name: "work", mountPath: "/work" }],
+          },
+        ],
+      },
+    });
+    await client.create(path(R.pods, ns), {
+      metadata: { name: "never-fails" },
+      spec: {
+        restartPolicy: "Never",
+        containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "exit 2"] }],
+      },
+    });
+    const phase = (name: string) =>
+      eventually(`${name} finished`, async () => {
+        const p = await client.get<PodLike>(path(R.pods, ns, name));
+        return p.status?.phase === "Succeeded" || p.status?.phase === "Failed" ? p : undefined;
+      });
+    const ok = await phase("init-ok");
+    expect(ok.status?.phase).toBe("Succeeded");
+    const failed = await phase("never-fails");
+    expect(failed.status?.phase).toBe("Failed");
+    const cs = failed.status!.containerStatuses![0]!;
+    expect(cs.restartCount).toBe(0);
+    expect((cs.state.terminated as { exitCode: number }).exitCode).toBe(2);
+  });
+
+  test("graceful deletion waits the grace period, then SIGKILLs a process that ignores SIGTERM", async () => {
+    await client.create(path(R.pods, ns), {
+      metadata: { name: "stubborn" },
+      spec: {
+        terminationGracePeriodSeconds: 2,
+        containers: [
+          {
+            name: "c",
+            image: "busybox",
+            command: ["sh", "-c", "trap '' TERM; echo krt-stubborn-$$; while :; do sleep 0.2; done"],
+          },
+        ],
+      },
+    });
+    await eventually("stubborn running", async () =>
+      ready(await client.get<PodLike>(path(R.pods, ns, "stubborn"))),
+    );
+    const started = Date.now();
+    await client.delete(path(R.pods, ns, "stubborn"));
+    await eventually(
+      "stubborn removed",
+      async () =>
+        !(await client.list<PodLike>(path(R.pods, ns))).items.some((p) => p.metadata.name === "stubborn"),
+      20_000,
+    );
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(1900);
+    expect(took).toBeLessThan(10_000);
+    expect(Bun.spawnSync(["pgrep", "-f", "trap '' TERM; echo krt-stubborn"]).exitCode).toBe(1);
+  });
+
   test("the agent survives an apiserver restart", async () => {
     await controlComponent(cluster!.local!, "kube-apiserver", "restart");
     // The node stays Ready and the agent still acts on new pods after relisting.
