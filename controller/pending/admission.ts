@@ -1,0 +1,32 @@
+/**
+ * What happens to a Pending Run before any pod is considered: it is scheduled, or it ends at
+ * once — cancelled (`spec.termination` set) or failed because its mode is not served yet.
+ */
+import { Reason, type Run, RunMode, RunPhase, runModeOf } from "@kruntimes/api";
+
+export type Admission =
+  | { readonly kind: "schedule" }
+  | { readonly kind: "end"; readonly phase: RunPhase; readonly reason: Reason; readonly message: string };
+
+const SCHEDULE: Admission = { kind: "schedule" };
+
+export function admit(run: Run): Admission {
+  if (run.spec.termination?.mode) {
+    return {
+      kind: "end",
+      phase: RunPhase.Cancelled,
+      reason: Reason.Cancelled,
+      message: `spec.termination.mode ${run.spec.termination.mode} was set before the Run was scheduled`,
+    };
+  }
+  const mode = runModeOf(run.spec);
+  if (mode !== RunMode.Task) {
+    return {
+      kind: "end",
+      phase: RunPhase.Failed,
+      reason: Reason.ModeNotSupported,
+      message: `${mode} mode is not served by this version of kruntimes yet; only task Runs are executed`,
+    };
+  }
+  return SCHEDULE;
+}

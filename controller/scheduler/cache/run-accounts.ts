@@ -1,0 +1,104 @@
+/**
+ * Capacity held by Runs, per pod incarnation (pod key + UID). An account is either confirmed
+ * (the informer shows the Run assigned there) or assumed (we bound it, the informer has not shown
+ * it yet); assumed accounts expire so a lost confirmation cannot hold capacity forever.
+ */
+import { PodUsage } from "./pod-info.ts";
+
+export interface Account {
+  readonly podKey: string;
+  readonly podUID: string;
+  attempt: number;
+  readonly names: readonly string[];
+  readonly amounts: readonly number[];
+  assumed: boolean;
+  untilMs: number;
+  readonly usage: PodUsage;
+}
+
+export class RunAccounts {
+  private readonly accounts = new Map<string, Account>();
+  private readonly usages = new Map<string, PodUsage>();
+  private readonly assumedKeys = new Set<string>();
+
+  /** `onRelease` hears of every usage that got smaller. */
+  constructor(private readonly onRelease: (usage: PodUsage) => void) {}
+
+  get size(): number {
+    return this.accounts.size;
+  }
+  get assumedCount(): number {
+    return this.assumedKeys.size;
+  }
+
+  get(runKey: string): Account | undefined {
+    return this.accounts.get(runKey);
+  }
+
+  usageFor(podKey: string, uid: string): PodUsage {
+    const id = `${podKey}@${uid}`;
+    let u = this.usages.get(id);
+    if (!u) {
+      u = new PodUsage(podKey, uid);
+      this.usages.set(id, u);
+    }
+    return u;
+  }
+
+  /** Forgets a usage no pod points at and no Run holds. */
+  dropIfEmpty(usage: PodUsage): void {
+    if (!usage.linked && usage.runs.size === 0) this.usages.delete(`${usage.podKey}@${usage.uid}`);
+  }
+
+  /** Run keys held on any incarnation of the pod. */
+  runsOn(podKey: string): string[] {
+    const out: string[] = [];
+    for (const u of this.usages.values()) if (u.podKey === podKey) out.push(...u.runs);
+    return out;
+  }
+
+  hold(
+    runKey: string,
+    podKey: string,
+    podUID: string,
+    attempt: number,
+    names: readonly string[],
+    amounts: readonly number[],
+    assumed: boolean,
+    untilMs: number,
+  ): void {
+    this.release(runKey);
+    const usage = this.usageFor(podKey, podUID);
+    usage.add(runKey, names, amounts);
+    this.accounts.set(runKey, { podKey, podUID, attempt, names, amounts, assumed, untilMs, usage });
+    if (assumed) this.assumedKeys.add(runKey);
+  }
+
+  confirm(runKey: string): void {
+    const acc = this.accounts.get(runKey);
+    if (!acc) return;
+    acc.assumed = false;
+    this.assumedKeys.delete(runKey);
+  }
+
+  release(runKey: string): void {
+    const acc = this.accounts.get(runKey);
+    if (!acc) return;
+    this.accounts.delete(runKey);
+    this.assumedKeys.delete(runKey);
+    acc.usage.remove(runKey, acc.names, acc.amounts);
+    this.dropIfEmpty(acc.usage);
+    this.onRelease(acc.usage);
+  }
+
+  /** Releases assumed accounts past their deadline; returns their Run keys. */
+  expire(nowMs: number): string[] {
+    const out: string[] = [];
+    for (const key of this.assumedKeys) {
+      const acc = this.accounts.get(key);
+      if (acc && acc.untilMs <= nowMs) out.push(key);
+    }
+    for (const key of out) this.release(key);
+    return out;
+  }
+}

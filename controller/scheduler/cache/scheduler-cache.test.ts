@@ -1,0 +1,152 @@
+import { describe, expect, test } from "bun:test";
+import { aLease, aPod, aRun, aRuntime, boundTo } from "../../testing/fixtures.ts";
+import { ManualClock } from "../../util/clock.ts";
+import { ManualTimers } from "../../util/timers.ts";
+import { type FreedBy, SchedulerCache } from "./scheduler-cache.ts";
+
+function setup() {
+  const clock = new ManualClock();
+  const timers = new ManualTimers(clock);
+  const events = {
+    freed: [] as [string, FreedBy][],
+    availability: [] as string[],
+    trouble: [] as string[],
+    runtimes: [] as string[],
+  };
+  const cache = new SchedulerCache(
+    {
+      podFreed: (p, by) => events.freed.push([p.name, by]),
+      availabilityChanged: (rt) => events.availability.push(rt),
+      podTrouble: (p) => events.trouble.push(p),
+      runtimeChanged: (rt) => events.runtimes.push(rt),
+    },
+    clock,
+    timers,
+    { staleAfterMs: 15_000, assumeTtlMs: 30_000 },
+  );
+  const livePod = (name: string, capacity = { runs: 2 }) => {
+    cache.upsertPod(aPod({ name, capacity }));
+    cache.upsertLease(aLease(name, `uid-${name}`, clock.now()));
+  };
+  return { clock, timers, cache, events, livePod };
+}
+
+describe("SchedulerCache accounting", () => {
+  test("capacity in use is the sum of requests of non-terminal Runs assigned to the pod", () => {
+    const { cache, livePod } = setup();
+    livePod("p1", { runs: 8 });
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1") }));
+    cache.upsertRun(aRun({ name: "b", requests: { runs: 3 }, status: boundTo("p1", 1, "Running") }));
+    cache.upsertRun(aRun({ name: "c", status: boundTo("p1", 1, "Succeeded") }));
+    cache.upsertRun(aRun({ name: "d" }));
+    expect(cache.pod("ns/p1")?.used).toEqual({ runs: 4 });
+  });
+
+  test("accounting does not depend on whether the pod or the Run was seen first", () => {
+    const { cache, livePod } = setup();
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1") }));
+    livePod("p1");
+    expect(cache.pod("ns/p1")?.used).toEqual({ runs: 1 });
+  });
+
+  test("a Run finishing releases capacity and reports the pod freed", () => {
+    const { cache, livePod, events } = setup();
+    livePod("p1");
+    events.freed.length = 0;
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1") }));
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1", 1, "Succeeded") }));
+    expect(cache.pod("ns/p1")?.used).toEqual({ runs: 0 });
+    expect(events.freed).toEqual([["p1", "capacity_released"]]);
+  });
+
+  test("Runs on a replaced pod (same name, new UID) do not count against the new pod", () => {
+    const { cache, livePod, events } = setup();
+    livePod("p1");
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1") }));
+    cache.upsertPod(aPod({ name: "p1", uid: "uid-new" }));
+    expect(cache.pod("ns/p1")?.used).toEqual({});
+    expect(events.trouble).toContain("ns/p1");
+    expect(cache.accounts.runsOn("ns/p1")).toEqual(["ns/a"]);
+  });
+
+  test("an assumed bind holds capacity through stale Pending events and is confirmed by the bound one", () => {
+    const { cache, livePod } = setup();
+    livePod("p1");
+    const pod = cache.pod("ns/p1");
+    if (!pod) throw new Error("no pod");
+    cache.assume("ns/a", pod, 1, ["runs"], [1]);
+    cache.upsertRun(aRun({ name: "a" }));
+    expect(cache.isAssumed("ns/a")).toBe(true);
+    expect(pod.used).toEqual({ runs: 1 });
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1") }));
+    expect(cache.isAssumed("ns/a")).toBe(false);
+    expect(pod.used).toEqual({ runs: 1 });
+  });
+
+  test("an unconfirmed assumption expires after the TTL and frees the capacity", () => {
+    const { cache, livePod, clock } = setup();
+    livePod("p1");
+    const pod = cache.pod("ns/p1");
+    if (!pod) throw new Error("no pod");
+    cache.assume("ns/a", pod, 1, ["runs"], [1]);
+    clock.advance(29_999);
+    expect(cache.expireAssumed()).toEqual([]);
+    clock.advance(1);
+    expect(cache.expireAssumed()).toEqual(["ns/a"]);
+    expect(pod.used).toEqual({ runs: 0 });
+  });
+});
+
+describe("SchedulerCache availability", () => {
+  test("a pod becomes available with a Ready condition and a fresh Lease held by its UID", () => {
+    const { cache, clock, events } = setup();
+    cache.upsertPod(aPod({ name: "p1", ready: false }));
+    cache.upsertLease(aLease("p1", "uid-p1", clock.now()));
+    expect(cache.availableCount("ns/rt")).toBe(0);
+    cache.upsertPod(aPod({ name: "p1" }));
+    expect(cache.availableCount("ns/rt")).toBe(1);
+    expect(events.freed).toEqual([["p1", "pod_available"]]);
+  });
+
+  test("the heartbeat expires by time alone, and goes stale (trouble) later", () => {
+    const { cache, livePod, timers, events } = setup();
+    livePod("p1");
+    events.availability.length = 0;
+    timers.advance(10_000);
+    expect(cache.availableCount("ns/rt")).toBe(0);
+    expect(events.availability).toEqual(["ns/rt"]);
+    expect(events.trouble).toEqual([]);
+    timers.advance(5_000);
+    expect(events.trouble).toEqual(["ns/p1"]);
+  });
+
+  test("renewals observed locally keep the pod fresh whatever the Lease's clock says", () => {
+    const { cache, livePod, clock, timers } = setup();
+    livePod("p1");
+    for (let i = 0; i < 10; i++) {
+      timers.advance(2_000);
+      // A renewer whose clock is an hour behind: each change still counts as a renewal now.
+      cache.upsertLease(aLease("p1", "uid-p1", clock.now() - 3_600_000 + i));
+    }
+    expect(cache.availableCount("ns/rt")).toBe(1);
+  });
+
+  test("terminating and deleted pods are trouble for their Runs", () => {
+    const { cache, livePod, events } = setup();
+    livePod("p1");
+    livePod("p2");
+    cache.upsertPod(aPod({ name: "p1", terminating: true }));
+    cache.deletePod(aPod({ name: "p2" }));
+    expect(events.trouble).toEqual(["ns/p1", "ns/p2"]);
+    expect(cache.podsOf("ns/rt").map((p) => p.name)).toEqual(["p1"]);
+  });
+
+  test("a capacity change of the Runtime is reported, an unchanged update is not", () => {
+    const { cache, events } = setup();
+    cache.upsertRuntime(aRuntime("rt", { runs: 4 }));
+    cache.upsertRuntime(aRuntime("rt", { runs: 4 }));
+    cache.upsertRuntime(aRuntime("rt", { runs: 6 }));
+    expect(events.runtimes).toEqual(["ns/rt", "ns/rt"]);
+    expect(cache.runtime("ns/rt")?.capacity).toEqual({ runs: 6 });
+  });
+});

@@ -1,0 +1,259 @@
+/**
+ * The scheduler's view of the cluster, fed by informer events and by its own assumptions:
+ * Runtimes (capacity), Runtime Pods (readiness, heartbeat, capacity), and capacity in use per pod
+ * from Run state. Every scheduling cycle reads it synchronously, so it is the cycle's snapshot.
+ * It tells its listener about the transitions that matter: capacity freed on an available pod,
+ * a pod becoming available, a pod in trouble (gone, replaced, terminating, heartbeat stale).
+ */
+import { type Run, type Runtime, runtimeCapacity } from "@kruntimes/api";
+import { keyOf } from "@kruntimes/kube";
+import type { Lease, Pod } from "../../kube-types.ts";
+import type { Clock } from "../../util/clock.ts";
+import type { Timers } from "../../util/timers.ts";
+import type { RuntimeView } from "../framework/types.ts";
+import { holdsCapacity, isPending, requestOf } from "../run-request.ts";
+import { type Heartbeat, observeLease } from "./heartbeat.ts";
+import { PodInfo, type PodUsage } from "./pod-info.ts";
+import { RunAccounts } from "./run-accounts.ts";
+
+export type FreedBy = "capacity_released" | "pod_available";
+
+export interface CacheListener {
+  /** `pod` is available and has more free capacity than before. */
+  podFreed(pod: PodInfo, by: FreedBy): void;
+  /** A pod of the Runtime became available or unavailable. */
+  availabilityChanged(runtimeKey: string): void;
+  /** The pod is gone, replaced, terminating, or its heartbeat is stale: check its Runs. */
+  podTrouble(podKey: string): void;
+  /** The Runtime appeared, changed capacity, or disappeared. */
+  runtimeChanged(runtimeKey: string): void;
+}
+
+export interface CacheOptions {
+  /** A heartbeat older than this puts the pod "in trouble" (recovery). */
+  staleAfterMs: number;
+  /** How long an assumed (bound, unconfirmed) Run holds capacity before it expires. */
+  assumeTtlMs: number;
+}
+
+export class SchedulerCache {
+  private readonly runtimes = new Map<string, RuntimeView>();
+  private readonly pods = new Map<string, PodInfo>();
+  private readonly podsByRuntime = new Map<string, PodInfo[]>();
+  private readonly heartbeats = new Map<string, Heartbeat>();
+  readonly accounts: RunAccounts;
+
+  constructor(
+    private readonly listener: CacheListener,
+    private readonly clock: Clock,
+    private readonly timers: Timers,
+    private readonly opts: CacheOptions,
+  ) {
+    this.accounts = new RunAccounts((usage) => this.released(usage));
+  }
+
+  runtime(key: string): RuntimeView | undefined {
+    return this.runtimes.get(key);
+  }
+  pod(key: string): PodInfo | undefined {
+    return this.pods.get(key);
+  }
+  /** Pods of a Runtime, in a stable array the cycle iterates. */
+  podsOf(runtimeKey: string): readonly PodInfo[] {
+    return this.podsByRuntime.get(runtimeKey) ?? [];
+  }
+  heartbeatOf(podKey: string): Heartbeat | undefined {
+    return this.heartbeats.get(podKey);
+  }
+  get podCount(): number {
+    return this.pods.size;
+  }
+
+  upsertRuntime(rt: Runtime): void {
+    const key = keyOf(rt);
+    const capacity = runtimeCapacity(rt.spec);
+    const prev = this.runtimes.get(key);
+    if (prev && sameMap(prev.capacity, capacity)) return;
+    this.runtimes.set(key, { key, capacity });
+    this.listener.runtimeChanged(key);
+  }
+
+  deleteRuntime(key: string): void {
+    if (this.runtimes.delete(key)) this.listener.runtimeChanged(key);
+  }
+
+  upsertPod(pod: Pod): void {
+    const key = keyOf(pod);
+    const now = this.clock.now();
+    let info = this.pods.get(key);
+    const wasAvailable = info?.isAvailable(now) ?? false;
+    const wasTerminating = info?.terminating ?? false;
+    const oldUid = info?.uid;
+    if (!info) {
+      info = new PodInfo(pod, this.accounts.usageFor(key, pod.metadata.uid ?? ""));
+      info.heartbeat = this.heartbeats.get(key);
+      this.pods.set(key, info);
+      this.addToRuntime(info);
+    } else {
+      info.update(pod);
+      if (info.uid !== oldUid) {
+        info.usage.linked = false;
+        this.accounts.dropIfEmpty(info.usage);
+        info.usage = this.accounts.usageFor(key, info.uid);
+        info.usage.linked = true;
+      }
+    }
+    this.afterChange(info, wasAvailable, now);
+    if ((oldUid !== undefined && oldUid !== info.uid) || (info.terminating && !wasTerminating)) {
+      this.listener.podTrouble(key);
+    }
+  }
+
+  deletePod(pod: Pod): void {
+    const key = keyOf(pod);
+    const info = this.pods.get(key);
+    if (!info) return;
+    this.pods.delete(key);
+    this.removeFromRuntime(info);
+    info.usage.linked = false;
+    this.accounts.dropIfEmpty(info.usage);
+    this.listener.availabilityChanged(info.runtimeKey);
+    this.listener.podTrouble(key);
+  }
+
+  upsertLease(lease: Lease): void {
+    const key = keyOf(lease);
+    const now = this.clock.now();
+    const hb = observeLease(lease, this.heartbeats.get(key), now);
+    this.heartbeats.set(key, hb);
+    this.armHeartbeatTimers(key, hb, now);
+    const info = this.pods.get(key);
+    if (!info) return;
+    const wasAvailable = info.isAvailable(now);
+    info.heartbeat = hb;
+    this.afterChange(info, wasAvailable, now);
+  }
+
+  deleteLease(lease: Lease): void {
+    const key = keyOf(lease);
+    this.heartbeats.delete(key);
+    this.timers.clear(`expire/${key}`);
+    this.timers.clear(`stale/${key}`);
+    const info = this.pods.get(key);
+    if (!info) return;
+    const wasAvailable = info.isAvailable(this.clock.now());
+    info.heartbeat = undefined;
+    this.afterChange(info, wasAvailable, this.clock.now());
+    this.listener.podTrouble(key);
+  }
+
+  /** Accounts the Run from its observed state (capacity held while assigned and non-terminal). */
+  upsertRun(run: Run): void {
+    const key = keyOf(run);
+    const a = run.status?.assignment;
+    const holding = holdsCapacity(run) && a !== undefined;
+    const acc = this.accounts.get(key);
+    if (acc?.assumed) {
+      if (holding && a.podUID === acc.podUID && a.attempt === acc.attempt) {
+        this.accounts.confirm(key);
+        return;
+      }
+      // An event from before our bind landed: keep the assumption until the bind shows up.
+      if (isPending(run) && (run.status?.attempt ?? 0) <= acc.attempt) return;
+    }
+    if (!holding) {
+      this.accounts.release(key);
+      return;
+    }
+    const podKey = `${run.metadata.namespace}/${a.pod}`;
+    if (acc && !acc.assumed && acc.podKey === podKey && acc.podUID === a.podUID) {
+      acc.attempt = a.attempt;
+      return;
+    }
+    const req = requestOf(run);
+    this.accounts.hold(key, podKey, a.podUID, a.attempt, req.names, req.amounts, false, 0);
+  }
+
+  deleteRun(key: string): void {
+    this.accounts.release(key);
+  }
+
+  /** Reserve: the Run holds capacity on `pod` from now on, until confirmed or forgotten. */
+  assume(
+    runKey: string,
+    pod: PodInfo,
+    attempt: number,
+    names: readonly string[],
+    amounts: readonly number[],
+  ) {
+    const until = this.clock.now() + this.opts.assumeTtlMs;
+    this.accounts.hold(runKey, pod.key, pod.uid, attempt, names, amounts, true, until);
+  }
+
+  /** Undo an assumption (the bind failed for sure). */
+  forget(runKey: string): void {
+    if (this.accounts.get(runKey)?.assumed) this.accounts.release(runKey);
+  }
+
+  isAssumed(runKey: string): boolean {
+    return this.accounts.get(runKey)?.assumed ?? false;
+  }
+
+  /** Drops assumptions older than the TTL; returns their Run keys. */
+  expireAssumed(): string[] {
+    return this.accounts.expire(this.clock.now());
+  }
+
+  /** Available pods of a Runtime right now. */
+  availableCount(runtimeKey: string): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const p of this.podsOf(runtimeKey)) if (p.isAvailable(now)) n++;
+    return n;
+  }
+
+  private released(usage: PodUsage): void {
+    if (!usage.linked) return;
+    const info = this.pods.get(usage.podKey);
+    if (info?.usage === usage && info.isAvailable(this.clock.now())) {
+      this.listener.podFreed(info, "capacity_released");
+    }
+  }
+
+  private afterChange(info: PodInfo, wasAvailable: boolean, now: number): void {
+    const available = info.isAvailable(now);
+    if (available === wasAvailable) return;
+    this.listener.availabilityChanged(info.runtimeKey);
+    if (available) this.listener.podFreed(info, "pod_available");
+  }
+
+  private armHeartbeatTimers(key: string, hb: Heartbeat, now: number): void {
+    this.timers.set(`expire/${key}`, hb.observedMs + hb.durationMs - now, () => {
+      const info = this.pods.get(key);
+      if (info) this.listener.availabilityChanged(info.runtimeKey);
+    });
+    this.timers.set(`stale/${key}`, hb.observedMs + this.opts.staleAfterMs - now, () =>
+      this.listener.podTrouble(key),
+    );
+  }
+
+  private addToRuntime(info: PodInfo): void {
+    const list = this.podsByRuntime.get(info.runtimeKey) ?? [];
+    this.podsByRuntime.set(
+      info.runtimeKey,
+      [...list, info].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    );
+  }
+
+  private removeFromRuntime(info: PodInfo): void {
+    const list = (this.podsByRuntime.get(info.runtimeKey) ?? []).filter((p) => p !== info);
+    if (list.length) this.podsByRuntime.set(info.runtimeKey, list);
+    else this.podsByRuntime.delete(info.runtimeKey);
+  }
+}
+
+function sameMap(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => a[k] === b[k]);
+}

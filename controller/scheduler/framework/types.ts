@@ -1,0 +1,38 @@
+/** What plugins see: the Run being placed, the candidate pods and their Runtime. */
+
+/** A Run's logical resource request, flattened for the hot path. */
+export interface RunRequest {
+  readonly key: string;
+  readonly runtimeKey: string;
+  /** Resource names and amounts, same order; `runs` is always present (default 1). */
+  readonly names: readonly string[];
+  readonly amounts: readonly number[];
+}
+
+/** Why a pod does not accept Runs right now; undefined when it does. */
+export type Unavailability =
+  | "NotReady"
+  | "Terminating"
+  | "NoHeartbeat"
+  | "HeartbeatStale"
+  | "HeartbeatNotOwned"
+  | "NoCapacity";
+
+/** A Runtime Pod as the scheduler tracks it. */
+export interface PodView {
+  readonly key: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly node: string;
+  /** Capacity from the pod's `kruntimes.io/capacity` annotation. */
+  readonly capacity: Readonly<Record<string, number>>;
+  /** Sum of the requests of Runs held on this pod (confirmed and assumed). */
+  readonly used: Readonly<Record<string, number>>;
+  unavailability(nowMs: number): Unavailability | undefined;
+}
+
+export interface RuntimeView {
+  readonly key: string;
+  /** `spec.capacity` with defaults applied: what each pod of the current template offers. */
+  readonly capacity: Readonly<Record<string, number>>;
+}

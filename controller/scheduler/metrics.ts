@@ -1,0 +1,76 @@
+/** Scheduler metrics; every label set is bounded (results, plugin names, closed reasons, sources). */
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+
+export interface QueueSizes {
+  active: number;
+  backoff: number;
+  parked: number;
+}
+
+export class SchedulerMetrics {
+  readonly cycle: Histogram<"result">;
+  readonly binds: Counter<"result">;
+  readonly bindDuration: Histogram<string>;
+  readonly rejections: Counter<"plugin" | "reason">;
+  readonly wakeups: Counter<"source">;
+  readonly assumedExpired: Counter<string>;
+
+  constructor(registry: Registry, sizes: () => QueueSizes, assumed: () => number) {
+    this.cycle = new Histogram({
+      name: "kruntimes_scheduler_cycle_duration_seconds",
+      help: "Time of one scheduling cycle (filter, score, assume), by result.",
+      labelNames: ["result"],
+      buckets: [0.00001, 0.00003, 0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03, 0.1],
+      registers: [registry],
+    });
+    this.binds = new Counter({
+      name: "kruntimes_scheduler_binds_total",
+      help: "Bind writes by result: bound, fenced, gone, rejected, ambiguous.",
+      labelNames: ["result"],
+      registers: [registry],
+    });
+    this.bindDuration = new Histogram({
+      name: "kruntimes_scheduler_bind_duration_seconds",
+      help: "Latency of the bind status patch.",
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    });
+    this.rejections = new Counter({
+      name: "kruntimes_scheduler_rejections_total",
+      help: "Pods rejected for a Run, by plugin and waiting reason (a Run no pod took counts once per pod).",
+      labelNames: ["plugin", "reason"],
+      registers: [registry],
+    });
+    this.wakeups = new Counter({
+      name: "kruntimes_scheduler_wakeups_total",
+      help: "Parked or backed-off Runs moved back to the active queue, by source.",
+      labelNames: ["source"],
+      registers: [registry],
+    });
+    this.assumedExpired = new Counter({
+      name: "kruntimes_scheduler_assumed_expired_total",
+      help: "Assumed binds that expired without the informer confirming them.",
+      registers: [registry],
+    });
+    new Gauge({
+      name: "kruntimes_scheduler_queue_depth",
+      help: "Pending Runs in the scheduling queue, by sub-queue.",
+      labelNames: ["queue"],
+      registers: [registry],
+      collect() {
+        const s = sizes();
+        this.set({ queue: "active" }, s.active);
+        this.set({ queue: "backoff" }, s.backoff);
+        this.set({ queue: "parked" }, s.parked);
+      },
+    });
+    new Gauge({
+      name: "kruntimes_scheduler_assumed_runs",
+      help: "Runs bound by this scheduler whose assignment the informer has not shown yet.",
+      registers: [registry],
+      collect() {
+        this.set(assumed());
+      },
+    });
+  }
+}

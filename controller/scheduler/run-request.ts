@@ -1,0 +1,45 @@
+/** A Run's scheduling-relevant facts, read once from the object. */
+import { type Run, RunPhase, runRequests } from "@kruntimes/api";
+import { keyOf } from "@kruntimes/kube";
+import type { RunRequest } from "./framework/types.ts";
+
+/** Phases in which a Run holds capacity on its assigned pod. */
+export const HOLDING_PHASES: ReadonlySet<string> = new Set([
+  RunPhase.Scheduled,
+  RunPhase.Running,
+  RunPhase.Ready,
+  RunPhase.Finalizing,
+]);
+
+export interface ParsedRequest extends RunRequest {
+  /** Canonical text of the request (`runs=1`), to group Runs of the same shape. */
+  readonly shape: string;
+}
+
+export function runtimeKeyOf(run: Run): string {
+  return `${run.metadata.namespace ?? ""}/${run.spec.runtime}`;
+}
+
+export function requestOf(run: Run): ParsedRequest {
+  const req = runRequests(run.spec);
+  const names = Object.keys(req).sort();
+  const amounts = names.map((n) => req[n] as number);
+  return {
+    key: keyOf(run),
+    runtimeKey: runtimeKeyOf(run),
+    names,
+    amounts,
+    shape: names.map((n, i) => `${n}=${amounts[i]}`).join(","),
+  };
+}
+
+/** Pending = no phase yet (never written) or phase Pending. */
+export function isPending(run: Run): boolean {
+  const phase = run.status?.phase;
+  return phase === undefined || phase === RunPhase.Pending;
+}
+
+export function holdsCapacity(run: Run): boolean {
+  const phase = run.status?.phase;
+  return phase !== undefined && HOLDING_PHASES.has(phase) && run.status?.assignment !== undefined;
+}

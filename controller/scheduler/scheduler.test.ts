@@ -1,0 +1,201 @@
+import { describe, expect, test } from "bun:test";
+import { Reason, type Run } from "@kruntimes/api";
+import { aLease, aPod, aRun, aRuntime } from "../testing/fixtures.ts";
+import { type Harness, schedulerHarness } from "../testing/scheduler-harness.ts";
+import { ManualClock } from "../util/clock.ts";
+import { ManualTimers } from "../util/timers.ts";
+
+function setup(o: { pods?: number; capacity?: number; confirm?: boolean } = {}) {
+  const clock = new ManualClock();
+  const timers = new ManualTimers(clock);
+  const h = schedulerHarness({ clock, timers, confirmBinds: o.confirm });
+  const capacity = o.capacity ?? 4;
+  h.scheduler.cache.upsertRuntime(aRuntime("rt", { runs: capacity }));
+  for (let i = 0; i < (o.pods ?? 3); i++) {
+    h.scheduler.cache.upsertPod(aPod({ name: `p${i}`, capacity: { runs: capacity } }));
+    h.scheduler.cache.upsertLease(aLease(`p${i}`, `uid-p${i}`, clock.now()));
+  }
+  return { h, clock, timers };
+}
+
+/** Requests held per pod by non-terminal assigned Runs in the store (the apiserver's truth). */
+function perPod(h: Harness): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const run of h.binder.stored.values()) {
+    const a = run.status?.assignment;
+    if (!a || !["Scheduled", "Running"].includes(run.status?.phase ?? "")) continue;
+    out.set(a.pod, (out.get(a.pod) ?? 0) + (run.spec.resources?.requests?.runs ?? 1));
+  }
+  return out;
+}
+
+function finish(h: Harness, key: string): void {
+  const run = h.binder.stored.get(key) as Run;
+  h.upsert({ ...run, status: { ...run.status, phase: "Succeeded" } });
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe("Scheduler", () => {
+  test("a burst never exceeds any pod's capacity, and releases wake exactly what fits", async () => {
+    const { h } = setup({ pods: 3, capacity: 4 });
+    for (let i = 0; i < 50; i++) h.upsert(aRun({ name: `r${i}`, requests: { runs: 1 + (i % 2) } }));
+    h.drain();
+    await flush();
+    const bound = new Set(h.binder.bound.map((b) => b.run));
+    expect(bound.size).toBe(h.binder.bound.length);
+    for (const used of perPod(h).values()) expect(used).toBeLessThanOrEqual(4);
+    let rounds = 0;
+    while (bound.size < 50 && rounds++ < 200) {
+      const running = [...h.binder.stored.values()].filter((r) => r.status?.phase === "Scheduled");
+      finish(h, `ns/${(running[0] as Run).metadata.name}`);
+      h.drain();
+      await flush();
+      for (const b of h.binder.bound) bound.add(b.run);
+      for (const used of perPod(h).values()) expect(used).toBeLessThanOrEqual(4);
+    }
+    expect(bound.size).toBe(50);
+    expect(h.binder.bound.length).toBe(50);
+    expect(h.wakeups.get("capacity_released") ?? 0).toBeLessThan(100);
+  });
+
+  test("spreads Runs over pods (least loaded, deterministic ties)", async () => {
+    const { h } = setup({ pods: 3, capacity: 4 });
+    for (let i = 0; i < 6; i++) h.upsert(aRun({ name: `r${i}` }));
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.pod)).toEqual(["p0", "p1", "p2", "p0", "p1", "p2"]);
+  });
+
+  test("a full Runtime parks Runs with InsufficientCapacity; one release wakes one Run", async () => {
+    const { h } = setup({ pods: 1, capacity: 1 });
+    for (const n of ["a", "b", "c"]) h.upsert(aRun({ name: n }));
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.run)).toEqual(["ns/a"]);
+    expect(h.scheduler.queue.get("ns/b")?.waiting?.reason).toBe(Reason.InsufficientCapacity);
+    expect(h.parked).toEqual(["ns/b", "ns/c"]);
+    finish(h, "ns/a");
+    expect(h.scheduler.queue.sizes).toEqual({ active: 1, backoff: 0, parked: 1 });
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.run)).toEqual(["ns/a", "ns/b"]);
+  });
+
+  test("Runs of a missing Runtime wait with RuntimeNotFound until it and its pods exist", async () => {
+    const { h, clock } = setup({ pods: 0 });
+    h.upsert(aRun({ name: "a", runtime: "later" }));
+    h.drain();
+    expect(h.scheduler.queue.get("ns/a")?.waiting?.reason).toBe(Reason.RuntimeNotFound);
+    h.scheduler.cache.upsertRuntime(aRuntime("later"));
+    h.drain();
+    expect(h.scheduler.queue.get("ns/a")?.waiting?.reason).toBe(Reason.NoReadyPods);
+    h.scheduler.cache.upsertPod(aPod({ name: "l0", runtime: "later" }));
+    h.scheduler.cache.upsertLease(aLease("l0", "uid-l0", clock.now()));
+    h.drain();
+    await flush();
+    expect(h.binder.bound).toEqual([{ run: "ns/a", pod: "l0", attempt: 1 }]);
+  });
+
+  test("function and session Runs and cancelled Runs are not queued; they go to the ending hook", () => {
+    const { h } = setup();
+    h.upsert(aRun({ name: "f", mode: "function" }));
+    h.upsert(aRun({ name: "s", mode: "session" }));
+    h.upsert(aRun({ name: "c", termination: "Immediate" }));
+    expect(h.drain()).toBe(0);
+    expect(h.ending).toEqual(["ns/f", "ns/s", "ns/c"]);
+  });
+
+  test("pods with a stale heartbeat get nothing", async () => {
+    const { h, timers, clock } = setup({ pods: 2 });
+    timers.advance(9_000);
+    h.scheduler.cache.upsertLease(aLease("p1", "uid-p1", clock.now()));
+    timers.advance(2_000);
+    h.upsert(aRun({ name: "a" }));
+    h.upsert(aRun({ name: "b" }));
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.pod)).toEqual(["p1", "p1"]);
+  });
+
+  test("a fenced bind releases the capacity and waits for the newer version instead of spinning", async () => {
+    const { h } = setup({ pods: 1, capacity: 1 });
+    h.binder.failNext = ["fenced"];
+    h.upsert(aRun({ name: "a" }));
+    h.upsert(aRun({ name: "b" }));
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.run)).toEqual([]);
+    expect(h.scheduler.cache.pod("ns/p0")?.used).toEqual({ runs: 0 });
+    // b was parked while a held the slot; the release woke it and it can now bind.
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.run)).toEqual(["ns/b"]);
+    expect(h.scheduler.queue.get("ns/a")).toBeUndefined();
+    // The newer version of a arrives: it is considered again.
+    h.upsert(aRun({ name: "a", rv: "2" }));
+    expect(h.scheduler.queue.get("ns/a")?.state).toBe("active");
+  });
+
+  test("an ambiguous bind keeps the capacity until a fresh read settles it", async () => {
+    const { h } = setup({ pods: 1, capacity: 1, confirm: false });
+    h.binder.failNext = ["ambiguous"];
+    h.upsert(aRun({ name: "a" }));
+    h.upsert(aRun({ name: "b" }));
+    h.drain();
+    await flush();
+    expect(h.scheduler.cache.isAssumed("ns/a")).toBe(true);
+    expect(h.scheduler.cache.pod("ns/p0")?.used).toEqual({ runs: 1 });
+    expect(h.binder.bound).toEqual([]);
+    await Bun.sleep(250);
+    // The read shows a still Pending: the write did not land; capacity is released, a retried.
+    expect(h.scheduler.cache.isAssumed("ns/a")).toBe(false);
+    expect(h.scheduler.queue.get("ns/a")?.state).toBe("active");
+  });
+
+  test("a restarted scheduler rebuilds accounting from Run state and never double-books", async () => {
+    const first = setup({ pods: 3, capacity: 4 });
+    for (let i = 0; i < 20; i++) first.h.upsert(aRun({ name: `r${i}` }));
+    for (let i = 0; i < 7; i++) {
+      const qr = first.h.scheduler.queue.pop();
+      if (qr) first.h.scheduler.scheduleOne(qr);
+    }
+    await flush();
+    // "Crash": a new scheduler sees only what the store holds.
+    const second = setup({ pods: 3, capacity: 4 });
+    for (const run of first.h.binder.stored.values()) second.h.upsert(run);
+    second.h.drain();
+    await flush();
+    const all = [...first.h.binder.bound, ...second.h.binder.bound];
+    expect(new Set(all.map((b) => b.run)).size).toBe(all.length);
+    expect(all.length).toBe(12);
+    for (const used of perPod(second.h).values()) expect(used).toBe(4);
+  });
+
+  test("a recovered Run (attempt 2) waits out its retry backoff", () => {
+    const { h, clock, timers } = setup();
+    const sentBack = new Date(clock.now()).toISOString();
+    h.upsert(
+      aRun({
+        name: "a",
+        retry: { maxAttempts: 3, backoff: { initial: "2s" } },
+        status: {
+          phase: "Pending",
+          attempt: 2,
+          conditions: [
+            {
+              type: "Scheduled",
+              status: "False",
+              reason: "PodGone",
+              message: "",
+              lastTransitionTime: sentBack,
+            },
+          ],
+        },
+      }),
+    );
+    expect(h.drain()).toBe(0);
+    timers.advance(2_000);
+    expect(h.drain()).toBe(1);
+  });
+});
