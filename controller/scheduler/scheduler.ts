@@ -88,7 +88,7 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
   podFreed(pod: PodInfo, by: FreedBy): void {
     const free: Record<string, number> = {};
     for (const name of Object.keys(pod.capacity)) free[name] = pod.free(name);
-    this.queue.wakeFitting(pod.runtimeKey, free, by);
+    this.queue.wakeFitting(pod.runtimeKey, pod.key, free, by);
   }
 
   runtimeChanged(runtimeKey: string): void {

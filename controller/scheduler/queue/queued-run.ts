@@ -14,6 +14,8 @@ export interface QueuedRun extends ParsedRequest {
   /** Consecutive cycles that ended in Error, for the error backoff. */
   errors: number;
   state: QueueState;
+  /** Woken for this pod's freed capacity and not cycled yet: the capacity is promised to it. */
+  promisedOn?: string;
   /** While parked: why, as the waiting reason the Run should show. */
   waiting?: { reason: WaitingReason; message: string; sinceMs: number };
 }

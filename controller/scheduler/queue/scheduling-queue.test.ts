@@ -53,10 +53,24 @@ describe("SchedulingQueue", () => {
       q.park(q.pop() as QueuedRun, FULL);
     }
     expect(q.sizes.parked).toBe(10);
-    expect(q.wakeFitting("ns/rt", { runs: 2 }, "capacity_released")).toBe(2);
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 2 }, "capacity_released")).toBe(2);
     expect(popAll(q)).toEqual(["ns/r0", "ns/r1"]);
     expect(q.sizes.parked).toBe(8);
     expect(woke).toEqual([["capacity_released", 2]]);
+  });
+
+  test("capacity already promised to woken Runs is not promised again", () => {
+    const { q, qr } = setup();
+    for (let i = 0; i < 5; i++) {
+      q.add(qr(`r${i}`));
+      q.park(q.pop() as QueuedRun, FULL);
+    }
+    // Two releases on the same pod before any cycle: free goes 1, then 2.
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 1 }, "capacity_released")).toBe(1);
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 2 }, "capacity_released")).toBe(1);
+    expect(popAll(q)).toEqual(["ns/r0", "ns/r1"]);
+    // Once cycled, the promise is gone: a third release with 1 free wakes one more.
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 1 }, "capacity_released")).toBe(1);
   });
 
   test("wakes per shape: a big request does not block small ones", () => {
@@ -65,16 +79,16 @@ describe("SchedulingQueue", () => {
       q.add(r);
       q.park(q.pop() as QueuedRun, FULL);
     }
-    expect(q.wakeFitting("ns/rt", { runs: 3 }, "capacity_released")).toBe(2);
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 3 }, "capacity_released")).toBe(2);
     expect(popAll(q).sort()).toEqual(["ns/s1", "ns/s2"]);
-    expect(q.wakeFitting("ns/rt", { runs: 4 }, "capacity_released")).toBe(1);
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 4 }, "capacity_released")).toBe(1);
   });
 
   test("other Runtimes' parked Runs are not woken", () => {
     const { q, qr } = setup();
     q.add(qr("x", 1, "ns/other"));
     q.park(q.pop() as QueuedRun, FULL);
-    expect(q.wakeFitting("ns/rt", { runs: 100 }, "capacity_released")).toBe(0);
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 100 }, "capacity_released")).toBe(0);
     expect(q.wakeRuntime("ns/other", "runtime_changed")).toBe(1);
     expect(popAll(q)).toEqual(["ns/x"]);
   });

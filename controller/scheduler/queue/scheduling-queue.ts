@@ -29,6 +29,8 @@ export class SchedulingQueue {
     (a, b) => a.notBeforeMs < b.notBeforeMs || (a.notBeforeMs === b.notBeforeMs && a.seq < b.seq),
   );
   private readonly parked = new Map<string, ParkedPool>();
+  /** Per pod: requests of woken Runs not cycled yet (they will claim that freed capacity). */
+  private readonly promised = new Map<string, Record<string, number>>();
   private parkedCount = 0;
   private waiter: (() => void) | undefined;
   private nextSeq = 0;
@@ -80,6 +82,7 @@ export class SchedulingQueue {
   pop(): QueuedRun | undefined {
     const qr = this.active.pop();
     if (!qr) return undefined;
+    this.unpromise(qr);
     this.all.delete(qr.key);
     qr.state = "out";
     return qr;
@@ -129,11 +132,28 @@ export class SchedulingQueue {
     this.toBackoff(qr);
   }
 
-  /** Wakes parked Runs of the Runtime that fit into `free`; returns how many. */
-  wakeFitting(runtimeKey: string, free: Record<string, number>, source: WakeSource): number {
+  /**
+   * Wakes parked Runs of the Runtime that fit into the pod's `free` capacity, minus what earlier
+   * wakes for the same pod already promised to Runs not cycled yet; returns how many.
+   */
+  wakeFitting(runtimeKey: string, podKey: string, free: Record<string, number>, source: WakeSource): number {
     const pool = this.parked.get(runtimeKey);
     if (!pool) return 0;
-    return this.wake(pool.takeFitting(free), runtimeKey, pool, source);
+    const promised = this.promised.get(podKey);
+    const left = { ...free };
+    if (promised) for (const [n, v] of Object.entries(promised)) left[n] = (left[n] ?? 0) - v;
+    const runs = pool.takeFitting(left);
+    if (runs.length === 0) return 0;
+    const p = promised ?? {};
+    for (const qr of runs) {
+      qr.promisedOn = podKey;
+      for (let i = 0; i < qr.names.length; i++) {
+        const n = qr.names[i] as string;
+        p[n] = (p[n] ?? 0) + (qr.amounts[i] as number);
+      }
+    }
+    this.promised.set(podKey, p);
+    return this.wake(runs, runtimeKey, pool, source);
   }
 
   /** Wakes every parked Run of the Runtime (its spec changed, or it appeared). */
@@ -158,7 +178,23 @@ export class SchedulingQueue {
     return runs.length;
   }
 
+  private unpromise(qr: QueuedRun): void {
+    const podKey = qr.promisedOn;
+    if (podKey === undefined) return;
+    qr.promisedOn = undefined;
+    const p = this.promised.get(podKey);
+    if (!p) return;
+    let empty = true;
+    for (let i = 0; i < qr.names.length; i++) {
+      const n = qr.names[i] as string;
+      p[n] = (p[n] ?? 0) - (qr.amounts[i] as number);
+      if (p[n] !== 0) empty = false;
+    }
+    if (empty) this.promised.delete(podKey);
+  }
+
   private detach(qr: QueuedRun): void {
+    this.unpromise(qr);
     if (qr.state === "active") this.active.remove(qr.key);
     else if (qr.state === "backoff") this.backoff.remove(qr.key);
     else if (qr.state === "parked") {
