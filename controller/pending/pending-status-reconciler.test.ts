@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import { Reason, type Run, RunPhase } from "@kruntimes/api";
+import { aRun } from "../testing/fixtures.ts";
+import { RecordingWriter } from "../testing/recording-writer.ts";
+import { ManualClock } from "../util/clock.ts";
+import { PendingStatusReconciler, type Waiting } from "./pending-status-reconciler.ts";
+
+function setup(run: Run, waiting?: Waiting) {
+  const clock = new ManualClock();
+  const writer = new RecordingWriter();
+  const r = new PendingStatusReconciler({
+    runs: new Map([[`ns/${run.metadata.name}`, run]]),
+    waitingOf: () => waiting,
+    writer,
+    clock,
+    delayMs: 1000,
+  });
+  return { r, writer, clock };
+}
+
+describe("PendingStatusReconciler", () => {
+  test("a function Run fails with ModeNotSupported, fenced on the absent status", async () => {
+    const { r, writer } = setup(aRun({ name: "f", mode: "function" }));
+    await r.reconcile("ns/f");
+    expect(writer.patches[0]?.ops[0]).toEqual({ op: "test", path: "/status", value: null });
+    expect(writer.lastStatus()?.phase).toBe(RunPhase.Failed);
+    expect(writer.lastStatus()?.reason).toBe(Reason.ModeNotSupported);
+  });
+
+  test("a cancelled Pending Run ends Cancelled", async () => {
+    const { r, writer } = setup(aRun({ name: "c", termination: "Immediate" }));
+    await r.reconcile("ns/c");
+    expect(writer.lastStatus()?.phase).toBe(RunPhase.Cancelled);
+  });
+
+  test("the waiting reason is written after the delay, once", async () => {
+    const now = new ManualClock().now();
+    const waiting = { reason: Reason.InsufficientCapacity, message: "0/3 pods…", sinceMs: now };
+    const { r, writer, clock } = setup(aRun({ name: "w" }), waiting);
+    expect(await r.reconcile("ns/w")).toEqual({ kind: "requeueAfter", ms: 1000 });
+    clock.advance(1000);
+    await r.reconcile("ns/w");
+    expect(writer.lastStatus()?.waitingReason).toBe(Reason.InsufficientCapacity);
+    expect(writer.lastStatus()?.phase).toBe(RunPhase.Pending);
+  });
+
+  test("an unchanged waiting reason is not written again", async () => {
+    const run = aRun({ name: "w", status: { phase: "Pending", waitingReason: Reason.NoReadyPods } });
+    const { r, writer } = setup(run, { reason: Reason.NoReadyPods, message: "m", sinceMs: 0 });
+    await r.reconcile("ns/w");
+    expect(writer.patches).toEqual([]);
+  });
+
+  test("Runs that are not parked, or not Pending, are left alone", async () => {
+    const { r, writer } = setup(aRun({ name: "x" }));
+    await r.reconcile("ns/x");
+    const bound = setup(aRun({ name: "y", status: { phase: "Running" } }), {
+      reason: Reason.NoReadyPods,
+      message: "m",
+      sinceMs: 0,
+    });
+    await bound.r.reconcile("ns/y");
+    expect([...writer.patches, ...bound.writer.patches]).toEqual([]);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Reconciles what the controller shows on a Pending Run: it ends Runs that must not be
+ * scheduled (cancelled, mode not served) and writes the waiting reason of a parked Run — only
+ * when the reason changes, and only once the Run has waited `delayMs`, so a Run that finds a
+ * slot within that time costs no extra write.
+ */
+import type { Run, WaitingReason } from "@kruntimes/api";
+import type { Reconciler } from "../reconcile/controller.ts";
+import { Result } from "../reconcile/result.ts";
+import { isPending } from "../scheduler/run-request.ts";
+import { fenceOps, replaceStatus } from "../status/json-patch.ts";
+import { endedPendingStatus, waitingStatus } from "../status/run-status.ts";
+import type { RunStatusWriter } from "../status/run-status-writer.ts";
+import { resultOfWriteError } from "../status/write-result.ts";
+import type { Clock } from "../util/clock.ts";
+import { nowMicros } from "../util/clock.ts";
+import { admit } from "./admission.ts";
+
+export interface Waiting {
+  reason: WaitingReason;
+  message: string;
+  sinceMs: number;
+}
+
+export interface PendingStatusDeps {
+  runs: { get(key: string): Run | undefined };
+  /** The scheduler queue's view: why the Run is parked, or undefined if it is not. */
+  waitingOf(key: string): Waiting | undefined;
+  writer: RunStatusWriter;
+  clock: Clock;
+  delayMs: number;
+}
+
+export class PendingStatusReconciler implements Reconciler {
+  readonly name = "pending-status";
+
+  constructor(private readonly d: PendingStatusDeps) {}
+
+  async reconcile(key: string): Promise<Result> {
+    const run = this.d.runs.get(key);
+    if (!run || !isPending(run) || run.metadata.deletionTimestamp) return Result.done();
+    const now = this.d.clock.now();
+    const admission = admit(run);
+    if (admission.kind === "end") {
+      const next = endedPendingStatus(
+        run,
+        admission.phase,
+        admission.reason,
+        admission.message,
+        nowMicros(),
+        now,
+      );
+      return this.write(run, next);
+    }
+    const waiting = this.d.waitingOf(key);
+    if (!waiting) return Result.done();
+    const due = waiting.sinceMs + this.d.delayMs;
+    if (now < due) return Result.requeueAfter(due - now);
+    if (run.status?.waitingReason === waiting.reason) return Result.done();
+    return this.write(run, waitingStatus(run, waiting.reason, waiting.message, now));
+  }
+
+  private async write(run: Run, next: NonNullable<Run["status"]>): Promise<Result> {
+    try {
+      await this.d.writer.patch(run, replaceStatus(fenceOps(run.status), next));
+      return Result.done();
+    } catch (e) {
+      return resultOfWriteError(e);
+    }
+  }
+}
