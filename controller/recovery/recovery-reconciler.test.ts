@@ -65,7 +65,7 @@ describe("RecoveryReconciler", () => {
     const s = writer.lastStatus();
     expect(s?.phase).toBe(RunPhase.Failed);
     expect(s?.reason).toBe("PodGone");
-    expect((s?.assignment as { pod: string }).pod).toBe("p1");
+    expect(s?.assignment).toMatchObject({ pod: "p1" });
   });
 
   test("a Run being cancelled ends Cancelled when its pod is lost", async () => {
