@@ -18,17 +18,17 @@ import {
   type Runtime,
   RuntimeResource,
 } from "@kruntimes/api";
-import { KubeClient, KubeError, path, R, resolveConnection } from "@kruntimes/kube";
+import { type KubeClient, KubeError, path, R, resourcePath } from "@kruntimes/kube";
 import YAML from "yaml";
-import { eventually, testNamespace } from "../support/cluster.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
-const kubeconfig = process.env.KUBECONFIG;
-if (!kubeconfig) {
+const cluster = testCluster();
+if (!cluster) {
   console.warn(
     "crd-validation: skipped because KUBECONFIG is unset (scripts/test.sh starts a cluster and sets it)",
   );
 }
-const suite = kubeconfig ? describe : describe.skip;
+const suite = cluster ? describe : describe.skip;
 
 // ---- fixtures ----------------------------------------------------------------------------------
 
@@ -51,8 +51,10 @@ const rejected = (...texts: string[]): Outcome => ({ rejected: texts });
 
 interface Step {
   name: string;
-  /** A JSON merge patch (`null` removes a field). */
-  patch: unknown;
+  /** A JSON merge patch (`null` removes a field), or with `replace`, a change to a copy of the object. */
+  patch?: unknown;
+  /** Update with PUT: the object as last read, changed by this function, is sent whole. */
+  replace?: (o: Kind) => void;
   subresource?: "status" | "scale";
   expect: Outcome;
   /** On an accepted step: assertions on the object read back after it. */
@@ -473,6 +475,64 @@ const runCases: Case[] = [
     expect: rejected("spec.env", "at most 128"),
   },
   {
+    name: "an env value over 32 Ki characters is rejected",
+    base: "task",
+    mutate: (o) => {
+      asRun(o).spec.env = [{ name: "BIG", value: "x".repeat(32 * 1024 + 1) }];
+    },
+    expect: rejected("spec.env[0].value", "32768"),
+  },
+  {
+    name: "an entrypoint over 4096 characters is rejected",
+    base: "task",
+    mutate: (o) => {
+      delete asRun(o).spec.source;
+      asRun(o).spec.mode.task = { entrypoint: `/${"a".repeat(4096)}` };
+    },
+    expect: rejected("spec.mode.task.entrypoint", "4096"),
+  },
+  {
+    name: "more than 256 args are rejected",
+    base: "task",
+    mutate: (o) => {
+      delete asRun(o).spec.source;
+      asRun(o).spec.mode.task = { args: Array.from({ length: 257 }, () => "true") };
+    },
+    expect: rejected("spec.mode.task.args", "at most 256"),
+  },
+  {
+    name: "a TTL above one year is rejected",
+    base: "task",
+    mutate: (o) => {
+      asRun(o).spec.ttlSecondsAfterFinished = 366 * 24 * 3600 + 1;
+    },
+    expect: rejected("spec.ttlSecondsAfterFinished", "less than or equal to"),
+  },
+  {
+    name: "a backoff multiplier above 10 is rejected",
+    base: "task",
+    mutate: (o) => {
+      asRun(o).spec.retryPolicy = { maxAttempts: 2, backoff: { multiplier: 11 } };
+    },
+    expect: rejected("spec.retryPolicy.backoff.multiplier", "less than or equal to 10"),
+  },
+  {
+    name: "a bad backoff duration is rejected",
+    base: "task",
+    mutate: (o) => {
+      asRun(o).spec.retryPolicy = { maxAttempts: 2, backoff: { initial: "soon" } };
+    },
+    expect: rejected("spec.retryPolicy.backoff.initial", "should match"),
+  },
+  {
+    name: "Immediate on a new task is accepted (cancelled before it starts)",
+    base: "task",
+    mutate: (o) => {
+      asRun(o).spec.termination = { mode: "Immediate" };
+    },
+    expect: ACCEPTED,
+  },
+  {
     name: "an env var without a value is rejected",
     base: "task",
     mutate: (o) => {
@@ -627,6 +687,35 @@ const runUpdateCases: Case[] = [
         expect: rejected("spec.timeout is immutable"),
       },
       {
+        name: "changing the inline script with PUT is rejected",
+        replace: (o) => {
+          asRun(o).spec.source = { inline: "echo replaced" };
+        },
+        expect: rejected("spec.source is immutable"),
+      },
+      {
+        name: "adding env with PUT is rejected",
+        replace: (o) => {
+          asRun(o).spec.env = [...(asRun(o).spec.env ?? []), { name: "EXTRA", value: "1" }];
+        },
+        expect: rejected("spec.env is immutable"),
+      },
+      {
+        name: "adding retryPolicy is rejected",
+        patch: { spec: { retryPolicy: { maxAttempts: 3 } } },
+        expect: rejected("spec.retryPolicy is immutable"),
+      },
+      {
+        name: "switching the task to entrypoint input is rejected",
+        patch: { spec: { source: null, mode: { task: { entrypoint: "/x.sh" } } } },
+        expect: rejected("spec.mode is immutable", "spec.source is immutable"),
+      },
+      {
+        name: "Drain on a task is rejected on update too",
+        patch: { spec: { termination: { mode: "Drain" } } },
+        expect: rejected("spec.termination.mode Drain is for sessions only"),
+      },
+      {
         name: "TTL changes",
         patch: { spec: { ttlSecondsAfterFinished: 60 } },
         expect: ACCEPTED,
@@ -664,6 +753,46 @@ const runUpdateCases: Case[] = [
         name: "back to Drain is rejected",
         patch: { spec: { termination: { mode: "Drain" } } },
         expect: rejected("spec.termination.mode can only move forward"),
+      },
+    ],
+  },
+  {
+    name: "a session cancelled outright cannot then drain: unset → Immediate, not back to Drain",
+    base: "session",
+    expect: ACCEPTED,
+    updates: [
+      {
+        name: "Immediate (cancel) is accepted",
+        replace: (o) => {
+          asRun(o).spec.termination = { mode: "Immediate" };
+        },
+        expect: ACCEPTED,
+      },
+      {
+        name: "Drain after Immediate is rejected",
+        replace: (o) => {
+          asRun(o).spec.termination = { mode: "Drain" };
+        },
+        expect: rejected("spec.termination.mode can only move forward"),
+      },
+      {
+        name: "changing the session timeout is rejected",
+        replace: (o) => {
+          asRun(o).spec.timeout = "2h";
+        },
+        expect: rejected("spec.timeout is immutable"),
+      },
+    ],
+  },
+  {
+    name: "a function's handler is part of the immutable mode",
+    base: "function",
+    expect: ACCEPTED,
+    updates: [
+      {
+        name: "changing the handler is rejected",
+        patch: { spec: { mode: { function: { handler: "other" } } } },
+        expect: rejected("spec.mode is immutable"),
       },
     ],
   },
@@ -821,7 +950,7 @@ async function installCrd(client: KubeClient, crd: CustomResourceDefinition): Pr
 }
 
 suite("Runtime and Run CRD validation", () => {
-  const client = kubeconfig ? new KubeClient(resolveConnection({ env: process.env })) : (undefined as never);
+  const client: KubeClient = cluster?.client as KubeClient;
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   let counter = 0;
 
@@ -897,11 +1026,16 @@ suite("Runtime and Run CRD validation", () => {
       c.check?.(created);
       const name = created.metadata.name!;
       for (const step of c.updates ?? []) {
-        const patched = await outcomeOf(
-          client.patch(path(resource, ns.name, name, step.subresource), step.patch, "merge"),
-          step.expect,
-          step.name,
-        );
+        const at = resourcePath({ ...resource, namespace: ns.name, name, subresource: step.subresource });
+        let write: Promise<unknown>;
+        if (step.replace) {
+          const current = await client.get<Kind>(path(resource, ns.name, name));
+          step.replace(current);
+          write = client.replace(at, current);
+        } else {
+          write = client.patch(at, step.patch, "merge");
+        }
+        const patched = await outcomeOf(write, step.expect, step.name);
         if (patched && step.check) step.check(await client.get<Kind>(path(resource, ns.name, name)));
       }
     });
