@@ -11,7 +11,7 @@ const port = Number(process.env.PORT ?? 9090);
 const flag = process.env.NOT_SERVING_FLAG ?? "";
 
 const server = http2.createServer();
-server.on("stream", (stream, headers) => {
+server.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => {
   if (headers[":path"] !== "/grpc.health.v1.Health/Check") {
     stream.respond(
       { ":status": 200, "content-type": "application/grpc", "grpc-status": "12" },
