@@ -13,7 +13,7 @@ function setup(run: Run, podAlive = true) {
   const clock = new ManualClock();
   const noop = () => {};
   const cache = new SchedulerCache(
-    { podFreed: noop, availabilityChanged: noop, podTrouble: noop, runtimeChanged: noop },
+    { podFreed: noop, runtimePodsChanged: noop, podTrouble: noop, runtimeChanged: noop },
     clock,
     new ManualTimers(clock),
     { staleAfterMs: 15_000, assumeTtlMs: 30_000 },

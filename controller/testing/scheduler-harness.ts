@@ -51,7 +51,7 @@ export function schedulerHarness(o: HarnessOptions): Harness {
     {
       podFreed: (pod, by) => scheduler?.podFreed(pod, by),
       runtimeChanged: (rt) => scheduler?.runtimeChanged(rt),
-      availabilityChanged: () => {},
+      runtimePodsChanged: () => {},
       podTrouble: (pod) => trouble.push(pod),
     },
     o.clock,

@@ -2,7 +2,7 @@
  * A Runtime Pod as the scheduler tracks it: readiness from the Pod, heartbeat from runtimed's
  * Lease, capacity from the pod's annotation, and the usage of the Runs held on it.
  */
-import { Labels } from "@kruntimes/api";
+import { Annotations, Labels } from "@kruntimes/api";
 import { keyOf } from "@kruntimes/kube";
 import { type Pod, podReady } from "../../kube-types.ts";
 import type { PodView, Unavailability } from "../framework/types.ts";
@@ -69,6 +69,8 @@ export class PodInfo implements PodView {
   terminating = false;
   capacity: Record<string, number> = NONE;
   hasCapacity = false;
+  /** The `kruntimes.io/template-hash` the pod was created from (rollout progress). */
+  templateHash = "";
   heartbeat: Heartbeat | undefined;
   usage: PodUsage;
 
@@ -91,6 +93,12 @@ export class PodInfo implements PodView {
     const cap = parseCapacity(pod.metadata.annotations?.[CAPACITY_ANNOTATION]);
     this.capacity = cap ?? NONE;
     this.hasCapacity = cap !== undefined;
+    this.templateHash = pod.metadata.annotations?.[Annotations.templateHash] ?? "";
+  }
+
+  /** The fields the Runtime's status is computed from, as one comparable string. */
+  statusKey(nowMs: number): string {
+    return `${this.ready}|${this.terminating}|${this.templateHash}|${this.isAvailable(nowMs)}`;
   }
 
   get used(): Record<string, number> {

@@ -16,7 +16,7 @@ function setup() {
   const cache = new SchedulerCache(
     {
       podFreed: (p, by) => events.freed.push([p.name, by]),
-      availabilityChanged: (rt) => events.availability.push(rt),
+      runtimePodsChanged: (rt) => events.availability.push(rt),
       podTrouble: (p) => events.trouble.push(p),
       runtimeChanged: (rt) => events.runtimes.push(rt),
     },

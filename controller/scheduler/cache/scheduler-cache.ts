@@ -21,8 +21,8 @@ export type FreedBy = "capacity_released" | "pod_available";
 export interface CacheListener {
   /** `pod` is available and has more free capacity than before. */
   podFreed(pod: PodInfo, by: FreedBy): void;
-  /** A pod of the Runtime became available or unavailable. */
-  availabilityChanged(runtimeKey: string): void;
+  /** A pod of the Runtime appeared, went, or changed readiness, availability or template. */
+  runtimePodsChanged(runtimeKey: string): void;
   /** The pod is gone, replaced, terminating, or its heartbeat is stale: check its Runs. */
   podTrouble(podKey: string): void;
   /** The Runtime appeared, changed capacity, or disappeared. */
@@ -89,6 +89,7 @@ export class SchedulerCache {
     const wasAvailable = info?.isAvailable(now) ?? false;
     const wasTerminating = info?.terminating ?? false;
     const oldUid = info?.uid;
+    const oldStatusKey = info?.statusKey(now);
     if (!info) {
       info = new PodInfo(pod, this.accounts.usageFor(key, pod.metadata.uid ?? ""));
       info.heartbeat = this.heartbeats.get(key);
@@ -104,6 +105,7 @@ export class SchedulerCache {
       }
     }
     this.afterChange(info, wasAvailable, now);
+    if (info.statusKey(now) !== oldStatusKey) this.listener.runtimePodsChanged(info.runtimeKey);
     if ((oldUid !== undefined && oldUid !== info.uid) || (info.terminating && !wasTerminating)) {
       this.listener.podTrouble(key);
     }
@@ -117,7 +119,7 @@ export class SchedulerCache {
     this.removeFromRuntime(info);
     info.usage.linked = false;
     this.accounts.dropIfEmpty(info.usage);
-    this.listener.availabilityChanged(info.runtimeKey);
+    this.listener.runtimePodsChanged(info.runtimeKey);
     this.listener.podTrouble(key);
   }
 
@@ -223,14 +225,14 @@ export class SchedulerCache {
   private afterChange(info: PodInfo, wasAvailable: boolean, now: number): void {
     const available = info.isAvailable(now);
     if (available === wasAvailable) return;
-    this.listener.availabilityChanged(info.runtimeKey);
+    this.listener.runtimePodsChanged(info.runtimeKey);
     if (available) this.listener.podFreed(info, "pod_available");
   }
 
   private armHeartbeatTimers(key: string, hb: Heartbeat, now: number): void {
     this.timers.set(`expire/${key}`, hb.observedMs + hb.durationMs - now, () => {
       const info = this.pods.get(key);
-      if (info) this.listener.availabilityChanged(info.runtimeKey);
+      if (info) this.listener.runtimePodsChanged(info.runtimeKey);
     });
     this.timers.set(`stale/${key}`, hb.observedMs + this.opts.staleAfterMs - now, () =>
       this.listener.podTrouble(key),

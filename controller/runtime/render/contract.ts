@@ -1,0 +1,33 @@
+/** Paths, volume names and env names shared by the runtime container and the runtimed sidecar. */
+
+/** The emptyDir both containers mount; the Runtime Server listens on a Unix socket in it. */
+export const SOCKET_DIR = "/var/run/kruntimes";
+export const SOCKET_PATH = `${SOCKET_DIR}/runtime.sock`;
+export const SA_TOKEN_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+export const Volumes = {
+  socket: "krt-socket",
+  workspace: "krt-workspace",
+  runtimedToken: "krt-runtimed-token",
+  runtimedTmp: "krt-runtimed-tmp",
+} as const;
+
+export const Env = {
+  podName: "POD_NAME",
+  podNamespace: "POD_NAMESPACE",
+  podUID: "POD_UID",
+  podIP: "POD_IP",
+  nodeName: "NODE_NAME",
+  runtime: "KRT_RUNTIME",
+  capacity: "KRT_CAPACITY",
+  socket: "KRT_SOCKET",
+  workspace: "KRT_WORKSPACE",
+  port: "KRT_PORT",
+  leaseDurationSeconds: "KRT_LEASE_DURATION_SECONDS",
+  heartbeatIntervalMs: "KRT_HEARTBEAT_INTERVAL_MS",
+} as const;
+
+/** runtimed's HTTP port name (readiness `/readyz`, liveness `/healthz`, later the dataplane). */
+export const RUNTIMED_PORT_NAME = "runtimed";
+/** runtimed runs as this non-root user unless the pod's securityContext sets one. */
+export const RUNTIMED_UID = 65532;

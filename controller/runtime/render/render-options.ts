@@ -1,0 +1,19 @@
+/** What rendering needs from the controller's options. */
+export interface RenderOptions {
+  runtimedImage: string;
+  /** Replaces the runtimed image's entrypoint (debug builds, test stand-ins). */
+  runtimedCommand?: string[];
+  runtimedPort: number;
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  /** runtimed's heartbeat Lease: duration and renew period. */
+  leaseDurationSeconds: number;
+  heartbeatIntervalMs: number;
+  runtimedResources: ContainerResources;
+  /** Applied to the runtime container only when the template sets no resources. */
+  runtimeResources: ContainerResources;
+}
+
+export interface ContainerResources {
+  requests?: Record<string, string>;
+  limits?: Record<string, string>;
+}
