@@ -136,7 +136,7 @@ describe("renderRuntime", () => {
       "deployments/bash",
     ]);
     for (const o of r.objects) {
-      expect((o.body.metadata as { ownerReferences: unknown[] }).ownerReferences).toEqual([
+      expect((o.body.metadata as unknown as { ownerReferences: unknown[] }).ownerReferences).toEqual([
         {
           apiVersion: "kruntimes.io/v1alpha1",
           kind: "Runtime",
