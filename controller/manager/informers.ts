@@ -1,0 +1,31 @@
+/** The informers the controller runs: Runtimes, Runs, Runtime Pods, heartbeat Leases, Deployments. */
+import { Labels, MANAGED_BY, type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
+import { Informer, type KubeClient, path, R } from "@kruntimes/kube";
+import type { Deployment, Lease, Pod } from "../kube-types.ts";
+
+export interface Informers {
+  runtimes: Informer<Runtime>;
+  runs: Informer<Run>;
+  pods: Informer<Pod>;
+  leases: Informer<Lease>;
+  deployments: Informer<Deployment>;
+}
+
+const MANAGED = `${Labels.managedBy}=${MANAGED_BY}`;
+
+export function createInformers(client: KubeClient, namespace: string | undefined): Informers {
+  return {
+    runtimes: new Informer<Runtime>(client, path(RuntimeResource, namespace)),
+    runs: new Informer<Run>(client, path(RunResource, namespace)),
+    pods: new Informer<Pod>(client, path(R.pods, namespace), {
+      labelSelector: `${MANAGED},${Labels.runtime}`,
+    }),
+    // runtimed labels its heartbeat Lease with the Runtime's name; nothing else is watched.
+    leases: new Informer<Lease>(client, path(R.leases, namespace), { labelSelector: Labels.runtime }),
+    deployments: new Informer<Deployment>(client, path(R.deployments, namespace), { labelSelector: MANAGED }),
+  };
+}
+
+export function allInformers(i: Informers): Informer<never>[] {
+  return [i.runtimes, i.runs, i.pods, i.leases, i.deployments] as unknown as Informer<never>[];
+}

@@ -1,0 +1,168 @@
+/**
+ * The controller process: informers (always running, so a standby is warm), the scheduler and
+ * the reconcilers (only while leading), the probe/metrics server, and leader election.
+ */
+import type { KubeClient } from "@kruntimes/kube";
+import type { Logger } from "pino";
+import { Registry } from "prom-client";
+import { TtlReconciler } from "../gc/ttl-reconciler.ts";
+import { LeaderElector } from "../leader/leader-elector.ts";
+import { ControllerMetrics } from "../metrics/controller-metrics.ts";
+import { serveProbes } from "../metrics/http-server.ts";
+import type { ControllerOptions } from "../options.ts";
+import { PendingStatusReconciler } from "../pending/pending-status-reconciler.ts";
+import { Controller } from "../reconcile/controller.ts";
+import { RecoveryReconciler } from "../recovery/recovery-reconciler.ts";
+import { RuntimeReconciler } from "../runtime/runtime-reconciler.ts";
+import type { Scheduler } from "../scheduler/scheduler.ts";
+import { ApiRunStatusWriter } from "../status/run-status-writer.ts";
+import { systemClock } from "../util/clock.ts";
+import { RealTimers } from "../util/timers.ts";
+import { allInformers, createInformers, type Informers } from "./informers.ts";
+import { buildScheduler } from "./scheduler-setup.ts";
+import { type Controllers, wireEvents } from "./wiring.ts";
+
+export class Manager {
+  readonly registry = new Registry();
+  readonly informers: Informers;
+  readonly controllers: Controllers;
+  private readonly timers = new RealTimers();
+  private readonly scheduler: Scheduler;
+  private elector: LeaderElector | undefined;
+  private server: { port: number; stop(): void } | undefined;
+  private leading = false;
+
+  constructor(
+    private readonly o: ControllerOptions,
+    private readonly client: KubeClient,
+    private readonly log: Logger,
+    private readonly onLostLeadership: () => void,
+  ) {
+    const clock = systemClock;
+    this.informers = createInformers(client, o.namespace);
+    const cm = new ControllerMetrics(this.registry);
+    const writer = new ApiRunStatusWriter(client);
+    const controllers = {} as Controllers;
+    this.scheduler = buildScheduler({
+      o,
+      client,
+      clock,
+      timers: this.timers,
+      log,
+      registry: this.registry,
+      runs: this.informers.runs,
+      controllers,
+    });
+    const cache = this.scheduler.cache;
+    const queue = this.scheduler.queue;
+    const make = (r: ConstructorParameters<typeof Controller>[0], workers: number) =>
+      new Controller(r, log.child({ controller: r.name }), cm, { workers });
+    controllers.runtime = make(
+      new RuntimeReconciler({
+        runtimes: this.informers.runtimes,
+        deployments: this.informers.deployments,
+        cache,
+        client,
+        clock,
+        log,
+        fieldManager: o.fieldManager,
+        resyncMs: o.runtimeResyncMs,
+        render: {
+          runtimedImage: o.runtimedImage,
+          runtimedCommand: o.runtimedCommand,
+          runtimedPort: o.runtimedPort,
+          leaseDurationSeconds: o.heartbeatLeaseSeconds,
+          heartbeatIntervalMs: o.heartbeatIntervalMs,
+          runtimedResources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
+          runtimeResources: { requests: { cpu: "100m", memory: "128Mi" } },
+        },
+      }),
+      2,
+    );
+    controllers.pending = make(
+      new PendingStatusReconciler({
+        runs: this.informers.runs,
+        waitingOf: (key) => queue.get(key)?.waiting,
+        writer,
+        clock,
+        delayMs: o.waitingReasonDelayMs,
+      }),
+      4,
+    );
+    controllers.recovery = make(
+      new RecoveryReconciler({
+        runs: this.informers.runs,
+        cache,
+        writer,
+        clock,
+        log,
+        registry: this.registry,
+        options: { staleAfterMs: o.staleAfterMs, startTimeoutMs: o.startTimeoutMs },
+      }),
+      4,
+    );
+    controllers.ttl = make(
+      new TtlReconciler({ runs: this.informers.runs, client, clock, registry: this.registry }),
+      2,
+    );
+    this.controllers = controllers;
+    wireEvents(this.informers, this.scheduler, controllers, log);
+  }
+
+  get synced(): boolean {
+    return allInformers(this.informers).every((i) => i.hasSynced);
+  }
+
+  get metricsPort(): number | undefined {
+    return this.server?.port;
+  }
+
+  async start(): Promise<void> {
+    this.server = serveProbes({
+      host: this.o.metricsHost,
+      port: this.o.metricsPort,
+      registry: this.registry,
+      ready: () => this.synced,
+      describe: () => ({
+        leader: this.leading,
+        queue: this.scheduler.queue.sizes,
+        pods: this.scheduler.cache.podCount,
+      }),
+    });
+    for (const i of allInformers(this.informers)) i.start();
+    await Promise.all(allInformers(this.informers).map((i) => i.waitForSync()));
+    this.log.info({ metricsPort: this.server.port }, "caches synced");
+    if (!this.o.leaderElect) return this.lead();
+    this.elector = new LeaderElector(
+      this.client,
+      {
+        namespace: this.o.leaseNamespace,
+        name: this.o.leaseName,
+        identity: this.o.identity,
+        leaseDurationMs: this.o.leaseDurationMs,
+        renewDeadlineMs: this.o.renewDeadlineMs,
+        retryPeriodMs: this.o.retryPeriodMs,
+      },
+      { started: () => this.lead(), stopped: () => this.onLostLeadership() },
+      this.log,
+    );
+    void this.elector.run();
+  }
+
+  private lead(): void {
+    this.leading = true;
+    this.scheduler.start();
+    for (const c of Object.values(this.controllers)) c.start();
+    this.log.info({ identity: this.o.identity }, "scheduling and reconciling");
+  }
+
+  async stop(): Promise<void> {
+    this.scheduler.stop();
+    await Promise.all(Object.values(this.controllers).map((c) => c.stop()));
+    await this.elector?.stop();
+    this.leading = false;
+    for (const i of allInformers(this.informers)) i.stop();
+    this.timers.clearAll();
+    this.server?.stop();
+  }
+}

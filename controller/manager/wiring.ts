@@ -1,0 +1,73 @@
+/** Informer events → the scheduler's cache and queue, and the keys of each reconciler. */
+import { Labels, type Run } from "@kruntimes/api";
+import { keyOf } from "@kruntimes/kube";
+import type { Logger } from "pino";
+import { TtlReconciler } from "../gc/ttl-reconciler.ts";
+import type { Controller } from "../reconcile/controller.ts";
+import { holdsCapacity } from "../scheduler/run-request.ts";
+import type { Scheduler } from "../scheduler/scheduler.ts";
+import type { Informers } from "./informers.ts";
+
+export interface Controllers {
+  runtime: Controller;
+  pending: Controller;
+  recovery: Controller;
+  ttl: Controller;
+}
+
+export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {
+  const cache = scheduler.cache;
+  const onError = (what: string) => (err: unknown) =>
+    log.warn({ err, informer: what }, "watch failed; relisting");
+
+  i.runtimes.on({
+    add: (rt) => {
+      cache.upsertRuntime(rt);
+      c.runtime.enqueue(keyOf(rt));
+    },
+    update: (rt) => {
+      cache.upsertRuntime(rt);
+      c.runtime.enqueue(keyOf(rt));
+    },
+    delete: (rt) => cache.deleteRuntime(keyOf(rt)),
+    error: onError("runtimes"),
+  });
+
+  const runChanged = (run: Run) => {
+    scheduler.runUpserted(run);
+    const key = keyOf(run);
+    if (holdsCapacity(run)) c.recovery.enqueue(key);
+    if (TtlReconciler.wants(run)) c.ttl.enqueue(key);
+  };
+  i.runs.on({
+    add: runChanged,
+    update: runChanged,
+    delete: (run) => scheduler.runDeleted(run),
+    error: onError("runs"),
+  });
+
+  i.pods.on({
+    add: (pod) => cache.upsertPod(pod),
+    update: (pod) => cache.upsertPod(pod),
+    delete: (pod) => cache.deletePod(pod),
+    error: onError("pods"),
+  });
+
+  i.leases.on({
+    add: (lease) => cache.upsertLease(lease),
+    update: (lease) => cache.upsertLease(lease),
+    delete: (lease) => cache.deleteLease(lease),
+    error: onError("leases"),
+  });
+
+  const deploymentChanged = (d: { metadata: { namespace?: string; labels?: Record<string, string> } }) => {
+    const rt = d.metadata.labels?.[Labels.runtime];
+    if (rt) c.runtime.enqueue(`${d.metadata.namespace}/${rt}`);
+  };
+  i.deployments.on({
+    add: deploymentChanged,
+    update: deploymentChanged,
+    delete: deploymentChanged,
+    error: onError("deployments"),
+  });
+}

@@ -1,0 +1,40 @@
+/** The controller's HTTP endpoints: Prometheus `/metrics`, liveness `/healthz`, readiness `/readyz`. */
+import type { Registry } from "prom-client";
+
+export interface ProbeServerOptions {
+  host: string;
+  port: number;
+  registry: Registry;
+  /** Ready = every informer has synced (leader or standby alike). */
+  ready(): boolean;
+  /** Extra state for humans on /readyz. */
+  describe(): Record<string, unknown>;
+}
+
+export function serveProbes(o: ProbeServerOptions): { port: number; stop(): void } {
+  const server = Bun.serve({
+    hostname: o.host,
+    port: o.port,
+    async fetch(req) {
+      const url = new URL(req.url);
+      switch (url.pathname) {
+        case "/metrics":
+          return new Response(await o.registry.metrics(), {
+            headers: { "content-type": o.registry.contentType },
+          });
+        case "/healthz":
+          return new Response("ok\n");
+        case "/readyz": {
+          const body = JSON.stringify({ ready: o.ready(), ...o.describe() });
+          return new Response(`${body}\n`, {
+            status: o.ready() ? 200 : 503,
+            headers: { "content-type": "application/json" },
+          });
+        }
+        default:
+          return new Response("not found\n", { status: 404 });
+      }
+    },
+  });
+  return { port: server.port ?? o.port, stop: () => server.stop(true) };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { helpText, OptionsError, parseOptions } from "./options.ts";
+
+describe("parseOptions", () => {
+  test("defaults", () => {
+    const o = parseOptions([], {});
+    expect(o.metricsPort).toBe(8080);
+    expect(o.leaderElect).toBe(true);
+    expect(o.leaseDurationMs).toBe(15_000);
+    expect(o.staleAfterMs).toBe(15_000);
+    expect(o.runtimedImage).toMatch(/^ghcr\.io\/kruntimes\/runtimed:\d+\.\d+\.\d+$/);
+    expect(o.leaseNamespace).toBe("kruntimes-system");
+    expect(o.namespace).toBeUndefined();
+  });
+
+  test("flags win over env, env over defaults; both flag spellings work", () => {
+    const o = parseOptions(["--metrics-port=9000", "--log-level", "debug", "--leader-elect=false"], {
+      KRT_METRICS_PORT: "7000",
+      KRT_BIND_CONCURRENCY: "4",
+      POD_NAMESPACE: "krt",
+    });
+    expect(o.metricsPort).toBe(9000);
+    expect(o.logLevel).toBe("debug");
+    expect(o.leaderElect).toBe(false);
+    expect(o.bindConcurrency).toBe(4);
+    expect(o.leaseNamespace).toBe("krt");
+  });
+
+  test("durations and lists", () => {
+    const o = parseOptions(
+      ["--heartbeat-stale-after", "1m30s", "--runtimed-command=bun,controller/testing/heartbeat.ts"],
+      {},
+    );
+    expect(o.staleAfterMs).toBe(90_000);
+    expect(o.runtimedCommand).toEqual(["bun", "controller/testing/heartbeat.ts"]);
+  });
+
+  const bad: [string, string[]][] = [
+    ["unknown flag", ["--nope=1"]],
+    ["bad integer", ["--metrics-port=abc"]],
+    ["bad duration", ["--assume-ttl=soon"]],
+    ["missing value", ["--namespace"]],
+    ["renew deadline not below lease duration", ["--leader-renew-deadline=20s"]],
+    ["stale threshold below the lease duration", ["--heartbeat-stale-after=5s"]],
+  ];
+  for (const [name, argv] of bad)
+    test(`rejects ${name}`, () => expect(() => parseOptions(argv, {})).toThrow(OptionsError));
+
+  test("help lists every flag with its env name", () => {
+    expect(helpText()).toContain("--heartbeat-stale-after");
+    expect(helpText()).toContain("KRT_HEARTBEAT_STALE_AFTER");
+  });
+});
