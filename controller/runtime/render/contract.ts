@@ -29,5 +29,7 @@ export const Env = {
 
 /** runtimed's HTTP port name (readiness `/readyz`, liveness `/healthz`, later the dataplane). */
 export const RUNTIMED_PORT_NAME = "runtimed";
+/** runtimed's writable scratch directory (its root filesystem is read-only); also its TMPDIR. */
+export const RUNTIMED_TMP = "/var/tmp/runtimed";
 /** runtimed runs as this non-root user unless the pod's securityContext sets one. */
 export const RUNTIMED_UID = 65532;

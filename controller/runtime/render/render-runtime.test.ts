@@ -41,7 +41,7 @@ describe("renderPodTemplate", () => {
       "/var/run/kruntimes",
       "/workspace",
       "/var/run/secrets/kubernetes.io/serviceaccount",
-      "/tmp",
+      "/var/tmp/runtimed",
     ]);
     expect(d.securityContext).toMatchObject({
       runAsNonRoot: true,

@@ -7,6 +7,7 @@ import { RUNTIMED_CONTAINER, WORKSPACE_MOUNT_PATH } from "@kruntimes/api";
 import {
   Env,
   RUNTIMED_PORT_NAME,
+  RUNTIMED_TMP,
   RUNTIMED_UID,
   SA_TOKEN_DIR,
   SOCKET_DIR,
@@ -45,13 +46,15 @@ export function runtimedContainer(
       { name: Env.port, value: String(o.runtimedPort) },
       { name: Env.leaseDurationSeconds, value: String(o.leaseDurationSeconds) },
       { name: Env.heartbeatIntervalMs, value: String(o.heartbeatIntervalMs) },
+      { name: "TMPDIR", value: RUNTIMED_TMP },
     ],
     ports: [{ name: RUNTIMED_PORT_NAME, containerPort: o.runtimedPort, protocol: "TCP" }],
     volumeMounts: [
       { name: Volumes.socket, mountPath: SOCKET_DIR },
       { name: Volumes.workspace, mountPath: WORKSPACE_MOUNT_PATH },
       { name: Volumes.runtimedToken, mountPath: SA_TOKEN_DIR, readOnly: true },
-      { name: Volumes.runtimedTmp, mountPath: "/tmp" },
+      // Not /tmp: a writable scratch dir for a read-only root, named by TMPDIR.
+      { name: Volumes.runtimedTmp, mountPath: RUNTIMED_TMP },
     ],
     readinessProbe: {
       httpGet: { path: "/readyz", port: RUNTIMED_PORT_NAME },
