@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RuntimeResource } from "@kruntimes/api";
-import { path, R } from "@kruntimes/kube";
+import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { Deployment } from "../../controller/kube-types.ts";
 import {
   type ControllerProcess,
@@ -27,14 +27,14 @@ const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
 
 suite("controller: Runtime → warm pool", () => {
-  const client = cluster!.client;
+  const client = cluster?.client as KubeClient;
   let ns: { name: string; remove(): Promise<void> };
   let ctl: ControllerProcess;
 
   beforeAll(async () => {
     await installCrds(client);
     ns = await testNamespace(client, "krt-ctl-runtime");
-    ctl = startController({ namespace: ns.name, kubeconfig: cluster!.kubeconfig });
+    ctl = startController({ namespace: ns.name, kubeconfig: cluster?.kubeconfig as string });
     await ctl.waitFor("scheduling and reconciling");
   });
 

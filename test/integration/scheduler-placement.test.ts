@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Annotations, type Run, RunResource } from "@kruntimes/api";
-import { path } from "@kruntimes/kube";
+import { type KubeClient, path } from "@kruntimes/kube";
 import { ApiBinder } from "../../controller/scheduler/bind/binder.ts";
 import { writeAsRuntimed } from "../../controller/testing/cluster/act-as-runtimed.ts";
 import {
@@ -30,7 +30,7 @@ const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
 
 suite("scheduler: placement", () => {
-  const client = cluster!.client;
+  const client = cluster?.client as KubeClient;
   let ns: { name: string; remove(): Promise<void> };
   let ctl: ControllerProcess;
 
@@ -60,7 +60,7 @@ suite("scheduler: placement", () => {
     ns = await testNamespace(client, "krt-sched-place");
     ctl = startController({
       namespace: ns.name,
-      kubeconfig: cluster!.kubeconfig,
+      kubeconfig: cluster?.kubeconfig as string,
       // A paused heartbeat goes stale in 3 s instead of 10 s.
       flags: ["--heartbeat-lease-duration=3s", "--heartbeat-stale-after=5s", "--heartbeat-interval=1s"],
     });
@@ -149,10 +149,10 @@ suite("scheduler: placement", () => {
         rs.filter((r) => r.status?.phase === "Pending").length === 1
       );
     });
-    await finishAll(names);
-    await eventually("all done", async () =>
-      (await Promise.all(names.map(phaseOf))).every((p) => p === "Succeeded"),
-    );
+    await eventually("all done (finishing each Run as it gets bound)", async () => {
+      await finishAll(names);
+      return (await Promise.all(names.map(phaseOf))).every((p) => p === "Succeeded");
+    });
   });
 
   test("function and session Runs fail with ModeNotSupported", async () => {
