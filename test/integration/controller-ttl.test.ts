@@ -1,0 +1,107 @@
+/**
+ * TTL garbage collection on the real control plane: finished Runs with ttlSecondsAfterFinished
+ * are deleted that long after they finished, unfinished ones and ones without a TTL are kept.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RunResource } from "@kruntimes/api";
+import { type KubeClient, path } from "@kruntimes/kube";
+import { writeAsRuntimed } from "../../controller/testing/cluster/act-as-runtimed.ts";
+import {
+  type ControllerProcess,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
+import {
+  createRuns,
+  createRuntime,
+  getRun,
+  getRuntime,
+  installCrds,
+  runManifest,
+  runtimeManifest,
+} from "../../controller/testing/cluster/objects.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+
+const cluster = testCluster();
+const suite = cluster?.local ? describe : describe.skip;
+
+suite("controller: TTL after finished", () => {
+  const client = cluster?.client as KubeClient;
+  let ns: { name: string; remove(): Promise<void> };
+  let ctl: ControllerProcess;
+  const gone = (name: string) =>
+    getRun(client, ns.name, name).then(
+      () => false,
+      () => true,
+    );
+
+  beforeAll(async () => {
+    await installCrds(client);
+    ns = await testNamespace(client, "krt-ctl-ttl");
+    ctl = startController({ namespace: ns.name, kubeconfig: cluster?.kubeconfig as string });
+    await ctl.waitFor("scheduling and reconciling");
+    await createRuntime(client, ns.name, runtimeManifest("pool", { replicas: 1 }));
+    await eventually(
+      "pool available",
+      async () => (await getRuntime(client, ns.name, "pool")).status?.availableReplicas === 1,
+      60_000,
+    );
+  });
+
+  afterAll(async () => {
+    ctl?.kill();
+    await ctl?.exited;
+    await ns?.remove();
+  });
+
+  test("a finished Run is deleted ttlSecondsAfterFinished after it finished, not before", async () => {
+    await createRuns(client, ns.name, [
+      runManifest("ttl", "pool", { ttlSecondsAfterFinished: 3 }),
+      runManifest("keep", "pool"),
+      runManifest("running", "pool", { ttlSecondsAfterFinished: 1 }),
+    ]);
+    const bound = await eventually("bound", async () => {
+      const rs = await Promise.all(["ttl", "keep", "running"].map((n) => getRun(client, ns.name, n)));
+      return rs.every((r) => r.status?.phase === "Scheduled") ? rs : undefined;
+    });
+    const [ttl, keep, running] = bound as [(typeof bound)[0], (typeof bound)[0], (typeof bound)[0]];
+    await writeAsRuntimed(client, ttl, "Succeeded");
+    await writeAsRuntimed(client, keep, "Failed");
+    await writeAsRuntimed(client, running, "Running");
+    const finishedAt = Date.now();
+    await Bun.sleep(2000);
+    expect(await gone("ttl")).toBe(false);
+    await eventually("ttl deleted", () => gone("ttl"), 10_000);
+    const after = Date.now() - finishedAt;
+    expect(after).toBeGreaterThanOrEqual(2900);
+    expect(after).toBeLessThan(6000);
+    expect(await gone("keep")).toBe(false);
+    expect(await gone("running")).toBe(false);
+  });
+
+  test("a Run that fails without ever running (ModeNotSupported) is collected too", async () => {
+    await createRuns(client, ns.name, [
+      runManifest("fn-ttl", "pool", {
+        mode: { function: {} },
+        source: { inline: "export function handler() {}" },
+        ttlSecondsAfterFinished: 1,
+      }),
+    ]);
+    await eventually("fn-ttl deleted", () => gone("fn-ttl"), 15_000);
+  });
+
+  test("a TTL added after the Run finished is honoured", async () => {
+    await createRuns(client, ns.name, [runManifest("late-ttl", "pool")]);
+    const r = await eventually("bound", async () => {
+      const x = await getRun(client, ns.name, "late-ttl");
+      return x.status?.phase === "Scheduled" ? x : undefined;
+    });
+    await writeAsRuntimed(client, r, "Succeeded");
+    await Bun.sleep(500);
+    await client.patch(
+      path(RunResource, ns.name, "late-ttl"),
+      { spec: { ttlSecondsAfterFinished: 0 } },
+      "merge",
+    );
+    await eventually("late-ttl deleted", () => gone("late-ttl"), 10_000);
+  });
+});
