@@ -111,14 +111,15 @@ async function contended(p: Params): Promise<Throughput> {
 }
 
 function heapBytes(): number {
-  Bun.gc(true);
+  for (let i = 0; i < 3; i++) Bun.gc(true);
   return process.memoryUsage().heapUsed;
 }
 
 /** Heap held by the scheduler state (pods, Run objects, queue) at growing sizes. */
 function memory(p: Params): MemoryPoint[] {
   const out: MemoryPoint[] = [];
-  for (const f of [0.25, 0.5, 1, 2]) {
+  buildWorld({ pods: 10, runs: 100, capacity: 8, runtimes: 1 }); // warm up code and shapes
+  for (const f of [0.25, 0.5, 1, 2, 4]) {
     const runs = Math.round(p.runs * f);
     const pods = Math.round(p.pods * f);
     const before = heapBytes();
