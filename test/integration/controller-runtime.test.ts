@@ -5,7 +5,7 @@
  * the pods; status readiness follows the pods up and down.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RuntimeResource } from "@kruntimes/api";
+import { type Runtime, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { Deployment } from "../../controller/kube-types.ts";
 import {
@@ -101,6 +101,7 @@ suite("controller: Runtime → warm pool", () => {
   test("readiness goes down and up with the pods", async () => {
     const [pod] = await readyPods(client, ns.name, "pool");
     if (!pod) throw new Error("no ready pod");
+    const t0 = Date.now();
     await heartbeatControl(pod, "unready");
     const down = await eventually(
       "readyReplicas 1",
@@ -110,14 +111,21 @@ suite("controller: Runtime → warm pool", () => {
       },
       30_000,
     );
+    const tDown = Date.now() - t0;
     expect(cond(down, "Ready")).toBe("False");
     expect(down.status?.availableReplicas).toBe(1);
+    const t1 = Date.now();
     await heartbeatControl(pod, "ready");
     await eventually(
       "Ready again",
       async () => cond(await getRuntime(client, ns.name, "pool"), "Ready") === "True",
       30_000,
     );
+    const tUp = Date.now() - t1;
+    console.log(`readiness in status: down after ${tDown} ms, up after ${tUp} ms`);
+    // runtimed's probe: every 2 s, 2 failures → the kubelet needs at most ~4 s; allow slack.
+    expect(tDown).toBeLessThan(10_000);
+    expect(tUp).toBeLessThan(6_000);
   });
 
   test("a template change rolls the pods onto the new template", async () => {
@@ -184,6 +192,24 @@ suite("controller: Runtime → warm pool", () => {
       },
       90_000,
     );
+  });
+
+  test("the example in docs/concepts/runtimes.md becomes Ready", async () => {
+    const doc = await Bun.file(new URL("../../docs/concepts/runtimes.md", import.meta.url)).text();
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    if (!yaml) throw new Error("no yaml example in runtimes.md");
+    const example = Bun.YAML.parse(yaml) as Runtime;
+    await createRuntime(client, ns.name, example);
+    const name = example.metadata.name as string;
+    await eventually(
+      `${name} Ready with ${example.spec.replicas} available`,
+      async () => {
+        const r = await getRuntime(client, ns.name, name);
+        return r.status?.availableReplicas === example.spec.replicas && cond(r, "Ready") === "True";
+      },
+      60_000,
+    );
+    await client.delete(path(RuntimeResource, ns.name, name));
   });
 
   test("deleting the Runtime removes everything it owns", async () => {
