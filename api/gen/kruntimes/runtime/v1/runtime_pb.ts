@@ -2,6 +2,9 @@
 // @generated from file kruntimes/runtime/v1/runtime.proto (package kruntimes.runtime.v1, syntax proto3)
 /* eslint-disable */
 
+// RuntimeService is mode independent: every Runtime Server implements it, whatever modes it
+// supports (see Mode). Function and session services live in their own files of this package.
+
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
@@ -10,9 +13,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kruntimes/runtime/v1/runtime.proto.
  */
 export const file_kruntimes_runtime_v1_runtime: GenFile = /*@__PURE__*/
-  fileDesc("CiJrcnVudGltZXMvcnVudGltZS92MS9ydW50aW1lLnByb3RvEhRrcnVudGltZXMucnVudGltZS52MSIPCg1IZWFsdGhSZXF1ZXN0IoIBCg5IZWFsdGhSZXNwb25zZRIzCgZzdGF0dXMYASABKA4yIy5rcnVudGltZXMucnVudGltZS52MS5TZXJ2aW5nU3RhdHVzEg8KB3J1bm5pbmcYAiABKA0SEgoKd2FybV9yZWFkeRgDIAEoDRIWCgpub3dfbWljcm9zGAQgASgDQgIwAiINCgtJbmZvUmVxdWVzdCL/AgoMSW5mb1Jlc3BvbnNlEhYKDnNlcnZlcl92ZXJzaW9uGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJEhMKC2ludGVycHJldGVyGAMgASgJEhsKE2ludGVycHJldGVyX3ZlcnNpb24YBCABKAkSKQoFbW9kZXMYBSADKA4yGi5rcnVudGltZXMucnVudGltZS52MS5Nb2RlEjQKC3Rhc2tfaW5wdXRzGAYgAygOMh8ua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0lucHV0EjQKBmxpbWl0cxgHIAEoCzIkLmtydW50aW1lcy5ydW50aW1lLnYxLlRhc2tMaW1pdHNJbmZvEhYKDm1heF9jb25jdXJyZW50GAggASgNEhYKDndhcm1fcG9vbF9zaXplGAkgASgNEhYKDndvcmtzcGFjZV9yb290GAogASgJEhgKEGRlZmF1bHRfZ3JhY2VfbXMYCyABKA0SGgoScmV0YWluX2ZpbmlzaGVkX21zGAwgASgNIpQCCg5UYXNrTGltaXRzSW5mbxIaChJkZWZhdWx0X3RhaWxfYnl0ZXMYASABKA0SFgoObWF4X3RhaWxfYnl0ZXMYAiABKA0SIQoZZGVmYXVsdF9vdXRwdXRzX21heF9jb3VudBgDIAEoDRIdChVtYXhfb3V0cHV0c19tYXhfY291bnQYBCABKA0SIQoZZGVmYXVsdF9vdXRwdXRzX21heF9ieXRlcxgFIAEoDRIdChVtYXhfb3V0cHV0c19tYXhfYnl0ZXMYBiABKA0SJgoeZGVmYXVsdF9vdXRwdXRfdmFsdWVfbWF4X2J5dGVzGAcgASgNEiIKGm1heF9vdXRwdXRfdmFsdWVfbWF4X2J5dGVzGAggASgNKmgKDVNlcnZpbmdTdGF0dXMSHgoaU0VSVklOR19TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZTRVJWSU5HX1NUQVRVU19TRVJWSU5HEAESGwoXU0VSVklOR19TVEFUVVNfRFJBSU5JTkcQAipQCgRNb2RlEhQKEE1PREVfVU5TUEVDSUZJRUQQABINCglNT0RFX1RBU0sQARIRCg1NT0RFX0ZVTkNUSU9OEAISEAoMTU9ERV9TRVNTSU9OEAMqcgoJVGFza0lucHV0EhoKFlRBU0tfSU5QVVRfVU5TUEVDSUZJRUQQABIVChFUQVNLX0lOUFVUX0lOTElORRABEhkKFVRBU0tfSU5QVVRfRU5UUllQT0lOVBACEhcKE1RBU0tfSU5QVVRfQ09NTUFORFMQAzK0AQoOUnVudGltZVNlcnZpY2USUwoGSGVhbHRoEiMua3J1bnRpbWVzLnJ1bnRpbWUudjEuSGVhbHRoUmVxdWVzdBokLmtydW50aW1lcy5ydW50aW1lLnYxLkhlYWx0aFJlc3BvbnNlEk0KBEluZm8SIS5rcnVudGltZXMucnVudGltZS52MS5JbmZvUmVxdWVzdBoiLmtydW50aW1lcy5ydW50aW1lLnYxLkluZm9SZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CiJrcnVudGltZXMvcnVudGltZS92MS9ydW50aW1lLnByb3RvEhRrcnVudGltZXMucnVudGltZS52MSIPCg1IZWFsdGhSZXF1ZXN0IoIBCg5IZWFsdGhSZXNwb25zZRIzCgZzdGF0dXMYASABKA4yIy5rcnVudGltZXMucnVudGltZS52MS5TZXJ2aW5nU3RhdHVzEg8KB3J1bm5pbmcYAiABKA0SEgoKd2FybV9yZWFkeRgDIAEoDRIWCgpub3dfbWljcm9zGAQgASgDQgIwAiINCgtJbmZvUmVxdWVzdCKVAwoMSW5mb1Jlc3BvbnNlEhYKDnNlcnZlcl92ZXJzaW9uGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJEhMKC2ludGVycHJldGVyGAMgASgJEhsKE2ludGVycHJldGVyX3ZlcnNpb24YBCABKAkSKQoFbW9kZXMYBSADKA4yGi5rcnVudGltZXMucnVudGltZS52MS5Nb2RlEjQKC3Rhc2tfaW5wdXRzGAYgAygOMh8ua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0lucHV0EjQKBmxpbWl0cxgHIAEoCzIkLmtydW50aW1lcy5ydW50aW1lLnYxLlRhc2tMaW1pdHNJbmZvEhYKDm1heF9jb25jdXJyZW50GAggASgNEhYKDndhcm1fcG9vbF9zaXplGAkgASgNEhYKDndvcmtzcGFjZV9yb290GAogASgJEhgKEGRlZmF1bHRfZ3JhY2VfbXMYCyABKA0SGgoScmV0YWluX2ZpbmlzaGVkX21zGAwgASgNEhQKDHJ1bnRpbWVfbmFtZRgNIAEoCSKUAgoOVGFza0xpbWl0c0luZm8SGgoSZGVmYXVsdF90YWlsX2J5dGVzGAEgASgNEhYKDm1heF90YWlsX2J5dGVzGAIgASgNEiEKGWRlZmF1bHRfb3V0cHV0c19tYXhfY291bnQYAyABKA0SHQoVbWF4X291dHB1dHNfbWF4X2NvdW50GAQgASgNEiEKGWRlZmF1bHRfb3V0cHV0c19tYXhfYnl0ZXMYBSABKA0SHQoVbWF4X291dHB1dHNfbWF4X2J5dGVzGAYgASgNEiYKHmRlZmF1bHRfb3V0cHV0X3ZhbHVlX21heF9ieXRlcxgHIAEoDRIiChptYXhfb3V0cHV0X3ZhbHVlX21heF9ieXRlcxgIIAEoDSpoCg1TZXJ2aW5nU3RhdHVzEh4KGlNFUlZJTkdfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWU0VSVklOR19TVEFUVVNfU0VSVklORxABEhsKF1NFUlZJTkdfU1RBVFVTX0RSQUlOSU5HEAIqUAoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9UQVNLEAESEQoNTU9ERV9GVU5DVElPThACEhAKDE1PREVfU0VTU0lPThADKnIKCVRhc2tJbnB1dBIaChZUQVNLX0lOUFVUX1VOU1BFQ0lGSUVEEAASFQoRVEFTS19JTlBVVF9JTkxJTkUQARIZChVUQVNLX0lOUFVUX0VOVFJZUE9JTlQQAhIXChNUQVNLX0lOUFVUX0NPTU1BTkRTEAMytAEKDlJ1bnRpbWVTZXJ2aWNlElMKBkhlYWx0aBIjLmtydW50aW1lcy5ydW50aW1lLnYxLkhlYWx0aFJlcXVlc3QaJC5rcnVudGltZXMucnVudGltZS52MS5IZWFsdGhSZXNwb25zZRJNCgRJbmZvEiEua3J1bnRpbWVzLnJ1bnRpbWUudjEuSW5mb1JlcXVlc3QaIi5rcnVudGltZXMucnVudGltZS52MS5JbmZvUmVzcG9uc2ViBnByb3RvMw");
 
 /**
+ * HealthRequest has no fields.
+ *
  * @generated from message kruntimes.runtime.v1.HealthRequest
  */
 export type HealthRequest = Message<"kruntimes.runtime.v1.HealthRequest"> & {
@@ -26,15 +31,21 @@ export const HealthRequestSchema: GenMessage<HealthRequest> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_runtime, 0);
 
 /**
+ * HealthResponse is the server's serving status and load.
+ *
  * @generated from message kruntimes.runtime.v1.HealthResponse
  */
 export type HealthResponse = Message<"kruntimes.runtime.v1.HealthResponse"> & {
   /**
+   * Whether new work is accepted.
+   *
    * @generated from field: kruntimes.runtime.v1.ServingStatus status = 1;
    */
   status: ServingStatus;
 
   /**
+   * Executions running now.
+   *
    * @generated from field: uint32 running = 2;
    */
   running: number;
@@ -47,6 +58,8 @@ export type HealthResponse = Message<"kruntimes.runtime.v1.HealthResponse"> & {
   warmReady: number;
 
   /**
+   * The server's clock, in microseconds since the Unix epoch.
+   *
    * @generated from field: int64 now_micros = 4 [jstype = JS_NUMBER];
    */
   nowMicros: bigint;
@@ -60,6 +73,8 @@ export const HealthResponseSchema: GenMessage<HealthResponse> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_runtime, 1);
 
 /**
+ * InfoRequest has no fields.
+ *
  * @generated from message kruntimes.runtime.v1.InfoRequest
  */
 export type InfoRequest = Message<"kruntimes.runtime.v1.InfoRequest"> & {
@@ -73,6 +88,8 @@ export const InfoRequestSchema: GenMessage<InfoRequest> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_runtime, 2);
 
 /**
+ * InfoResponse describes the runtime and the server's capabilities and limits.
+ *
  * @generated from message kruntimes.runtime.v1.InfoResponse
  */
 export type InfoResponse = Message<"kruntimes.runtime.v1.InfoResponse"> & {
@@ -91,23 +108,29 @@ export type InfoResponse = Message<"kruntimes.runtime.v1.InfoResponse"> & {
   language: string;
 
   /**
-   * Interpreter path and the version it reports.
+   * Absolute path of the interpreter.
    *
    * @generated from field: string interpreter = 3;
    */
   interpreter: string;
 
   /**
+   * Version the interpreter reports ("GNU bash 5.2.21", "Python 3.12.3").
+   *
    * @generated from field: string interpreter_version = 4;
    */
   interpreterVersion: string;
 
   /**
+   * Modes this server implements.
+   *
    * @generated from field: repeated kruntimes.runtime.v1.Mode modes = 5;
    */
   modes: Mode[];
 
   /**
+   * Ways of naming a task's program this server accepts; others end in START_FAILED.
+   *
    * @generated from field: repeated kruntimes.runtime.v1.TaskInput task_inputs = 6;
    */
   taskInputs: TaskInput[];
@@ -153,6 +176,14 @@ export type InfoResponse = Message<"kruntimes.runtime.v1.InfoResponse"> & {
    * @generated from field: uint32 retain_finished_ms = 12;
    */
   retainFinishedMs: number;
+
+  /**
+   * Name of the runtime this server serves ("bash", "python", or a custom runtime's name);
+   * empty when the server was not told one.
+   *
+   * @generated from field: string runtime_name = 13;
+   */
+  runtimeName: string;
 };
 
 /**
@@ -163,45 +194,63 @@ export const InfoResponseSchema: GenMessage<InfoResponse> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_runtime, 3);
 
 /**
+ * TaskLimitsInfo gives, for each TaskLimits field, the default applied to 0 and the maximum.
+ *
  * @generated from message kruntimes.runtime.v1.TaskLimitsInfo
  */
 export type TaskLimitsInfo = Message<"kruntimes.runtime.v1.TaskLimitsInfo"> & {
   /**
+   * Default of TaskLimits.tail_bytes.
+   *
    * @generated from field: uint32 default_tail_bytes = 1;
    */
   defaultTailBytes: number;
 
   /**
+   * Maximum of TaskLimits.tail_bytes.
+   *
    * @generated from field: uint32 max_tail_bytes = 2;
    */
   maxTailBytes: number;
 
   /**
+   * Default of TaskLimits.outputs_max_count.
+   *
    * @generated from field: uint32 default_outputs_max_count = 3;
    */
   defaultOutputsMaxCount: number;
 
   /**
+   * Maximum of TaskLimits.outputs_max_count.
+   *
    * @generated from field: uint32 max_outputs_max_count = 4;
    */
   maxOutputsMaxCount: number;
 
   /**
+   * Default of TaskLimits.outputs_max_bytes.
+   *
    * @generated from field: uint32 default_outputs_max_bytes = 5;
    */
   defaultOutputsMaxBytes: number;
 
   /**
+   * Maximum of TaskLimits.outputs_max_bytes.
+   *
    * @generated from field: uint32 max_outputs_max_bytes = 6;
    */
   maxOutputsMaxBytes: number;
 
   /**
+   * Default of TaskLimits.output_value_max_bytes.
+   *
    * @generated from field: uint32 default_output_value_max_bytes = 7;
    */
   defaultOutputValueMaxBytes: number;
 
   /**
+   * Maximum of TaskLimits.output_value_max_bytes.
+   *
    * @generated from field: uint32 max_output_value_max_bytes = 8;
    */
   maxOutputValueMaxBytes: number;
@@ -215,15 +264,21 @@ export const TaskLimitsInfoSchema: GenMessage<TaskLimitsInfo> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_runtime, 4);
 
 /**
+ * ServingStatus says whether the server takes new work.
+ *
  * @generated from enum kruntimes.runtime.v1.ServingStatus
  */
 export enum ServingStatus {
   /**
+   * Never sent.
+   *
    * @generated from enum value: SERVING_STATUS_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * Ready: new executions are accepted.
+   *
    * @generated from enum value: SERVING_STATUS_SERVING = 1;
    */
   SERVING = 1,
@@ -249,21 +304,29 @@ export const ServingStatusSchema: GenEnum<ServingStatus> = /*@__PURE__*/
  */
 export enum Mode {
   /**
+   * Never sent.
+   *
    * @generated from enum value: MODE_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * One-shot tasks: TaskService.
+   *
    * @generated from enum value: MODE_TASK = 1;
    */
   TASK = 1,
 
   /**
+   * Registered functions invoked many times (service to come).
+   *
    * @generated from enum value: MODE_FUNCTION = 2;
    */
   FUNCTION = 2,
 
   /**
+   * Interactive sessions with exec and files (service to come).
+   *
    * @generated from enum value: MODE_SESSION = 3;
    */
   SESSION = 3,
@@ -282,6 +345,8 @@ export const ModeSchema: GenEnum<Mode> = /*@__PURE__*/
  */
 export enum TaskInput {
   /**
+   * Never sent.
+   *
    * @generated from enum value: TASK_INPUT_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,

@@ -20,6 +20,8 @@ export const file_kruntimes_runtime_v1_task: GenFile = /*@__PURE__*/
   fileDesc("Ch9rcnVudGltZXMvcnVudGltZS92MS90YXNrLnByb3RvEhRrcnVudGltZXMucnVudGltZS52MSLmAgoORXhlY3V0ZVJlcXVlc3QSDwoHcnVuX3VpZBgBIAEoCRIQCghydW5fbmFtZRgCIAEoCRIPCgdhdHRlbXB0GAMgASgNEhAKBmlubGluZRgEIAEoCUgAEhQKCmVudHJ5cG9pbnQYBSABKAlIABIMCgRhcmdzGAYgAygJEjoKA2VudhgHIAMoCzItLmtydW50aW1lcy5ydW50aW1lLnYxLkV4ZWN1dGVSZXF1ZXN0LkVudkVudHJ5EhIKCnRpbWVvdXRfbXMYCCABKA0SHAoUdGVybWluYXRpb25fZ3JhY2VfbXMYCSABKA0SMAoGbGltaXRzGAogASgLMiAua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0xpbWl0cxITCgt3b3JraW5nX2RpchgLIAEoCRoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgkKB3Byb2dyYW0idgoKVGFza0xpbWl0cxISCgp0YWlsX2J5dGVzGAEgASgNEhkKEW91dHB1dHNfbWF4X2NvdW50GAIgASgNEhkKEW91dHB1dHNfbWF4X2J5dGVzGAMgASgNEh4KFm91dHB1dF92YWx1ZV9tYXhfYnl0ZXMYBCABKA0iQQoPRXhlY3V0ZVJlc3BvbnNlEi4KBWV2ZW50GAEgASgLMh8ua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0V2ZW50IkYKDFdhdGNoUmVxdWVzdBIPCgdydW5fdWlkGAEgASgJEg8KB2F0dGVtcHQYAiABKA0SFAoMcmVwbGF5X3RhaWxzGAMgASgIIj8KDVdhdGNoUmVzcG9uc2USLgoFZXZlbnQYASABKAsyHy5rcnVudGltZXMucnVudGltZS52MS5UYXNrRXZlbnQisgEKCVRhc2tFdmVudBI0CgdzdGFydGVkGAEgASgLMiEua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza1N0YXJ0ZWRIABIyCgZvdXRwdXQYAiABKAsyIC5rcnVudGltZXMucnVudGltZS52MS5UYXNrT3V0cHV0SAASMgoGZXhpdGVkGAMgASgLMiAua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0V4aXRlZEgAQgcKBWV2ZW50In4KC1Rhc2tTdGFydGVkEg8KB3J1bl91aWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRILCgNwaWQYAyABKAUSHQoRc3RhcnRlZF9hdF9taWNyb3MYBCABKANCAjACEgwKBHdhcm0YBSABKAgSEwoLd29ya2luZ19kaXIYBiABKAkiYgoKVGFza091dHB1dBIyCgZzdHJlYW0YASABKA4yIi5rcnVudGltZXMucnVudGltZS52MS5PdXRwdXRTdHJlYW0SDAoEZGF0YRgCIAEoDBISCgZvZmZzZXQYAyABKANCAjACIuwDCgpUYXNrRXhpdGVkEg8KB3J1bl91aWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRI0CgZyZWFzb24YAyABKA4yJC5rcnVudGltZXMucnVudGltZS52MS5UYXNrRXhpdFJlYXNvbhIPCgdtZXNzYWdlGAQgASgJEhYKCWV4aXRfY29kZRgFIAEoBUgAiAEBEg4KBnNpZ25hbBgGIAEoCRITCgtzdGRvdXRfdGFpbBgHIAEoDBITCgtzdGRlcnJfdGFpbBgIIAEoDBIYChBzdGRvdXRfdHJ1bmNhdGVkGAkgASgIEhgKEHN0ZGVycl90cnVuY2F0ZWQYCiABKAgSGAoMc3Rkb3V0X2J5dGVzGAsgASgDQgIwAhIYCgxzdGRlcnJfYnl0ZXMYDCABKANCAjACEj4KB291dHB1dHMYDSADKAsyLS5rcnVudGltZXMucnVudGltZS52MS5UYXNrRXhpdGVkLk91dHB1dHNFbnRyeRIdChFzdGFydGVkX2F0X21pY3JvcxgOIAEoA0ICMAISHgoSZmluaXNoZWRfYXRfbWljcm9zGA8gASgDQgIwAhouCgxPdXRwdXRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIMCgpfZXhpdF9jb2RlIh4KC0xpc3RSZXF1ZXN0Eg8KB3J1bl91aWQYASABKAkiRwoMTGlzdFJlc3BvbnNlEjcKCmV4ZWN1dGlvbnMYASADKAsyIy5rcnVudGltZXMucnVudGltZS52MS5UYXNrRXhlY3V0aW9uIvUBCg1UYXNrRXhlY3V0aW9uEg8KB3J1bl91aWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRIQCghydW5fbmFtZRgDIAEoCRIuCgVzdGF0ZRgEIAEoDjIfLmtydW50aW1lcy5ydW50aW1lLnYxLlRhc2tTdGF0ZRILCgNwaWQYBSABKAUSHQoRc3RhcnRlZF9hdF9taWNyb3MYBiABKANCAjACEh4KEmZpbmlzaGVkX2F0X21pY3JvcxgHIAEoA0ICMAISNAoGcmVhc29uGAggASgOMiQua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0V4aXRSZWFzb24iUgoNQ2FuY2VsUmVxdWVzdBIPCgdydW5fdWlkGAEgASgJEg8KB2F0dGVtcHQYAiABKA0SEAoIZ3JhY2VfbXMYAyABKA0SDQoFZm9yY2UYBCABKAgiQAoOQ2FuY2VsUmVzcG9uc2USLgoFc3RhdGUYASABKA4yHy5rcnVudGltZXMucnVudGltZS52MS5UYXNrU3RhdGUqYQoMT3V0cHV0U3RyZWFtEh0KGU9VVFBVVF9TVFJFQU1fVU5TUEVDSUZJRUQQABIYChRPVVRQVVRfU1RSRUFNX1NURE9VVBABEhgKFE9VVFBVVF9TVFJFQU1fU1RERVJSEAIq+AEKDlRhc2tFeGl0UmVhc29uEiAKHFRBU0tfRVhJVF9SRUFTT05fVU5TUEVDSUZJRUQQABIeChpUQVNLX0VYSVRfUkVBU09OX0NPTVBMRVRFRBABEhwKGFRBU0tfRVhJVF9SRUFTT05fVElNRU9VVBACEh4KGlRBU0tfRVhJVF9SRUFTT05fQ0FOQ0VMTEVEEAMSJAogVEFTS19FWElUX1JFQVNPTl9PVVRQVVRTX0lOVkFMSUQQBBIhCh1UQVNLX0VYSVRfUkVBU09OX1NUQVJUX0ZBSUxFRBAFEh0KGVRBU0tfRVhJVF9SRUFTT05fSU5URVJOQUwQBipvCglUYXNrU3RhdGUSGgoWVEFTS19TVEFURV9VTlNQRUNJRklFRBAAEhYKElRBU0tfU1RBVEVfUlVOTklORxABEhcKE1RBU0tfU1RBVEVfU1RPUFBJTkcQAhIVChFUQVNLX1NUQVRFX0VYSVRFRBADMt8CCgtUYXNrU2VydmljZRJYCgdFeGVjdXRlEiQua3J1bnRpbWVzLnJ1bnRpbWUudjEuRXhlY3V0ZVJlcXVlc3QaJS5rcnVudGltZXMucnVudGltZS52MS5FeGVjdXRlUmVzcG9uc2UwARJSCgVXYXRjaBIiLmtydW50aW1lcy5ydW50aW1lLnYxLldhdGNoUmVxdWVzdBojLmtydW50aW1lcy5ydW50aW1lLnYxLldhdGNoUmVzcG9uc2UwARJNCgRMaXN0EiEua3J1bnRpbWVzLnJ1bnRpbWUudjEuTGlzdFJlcXVlc3QaIi5rcnVudGltZXMucnVudGltZS52MS5MaXN0UmVzcG9uc2USUwoGQ2FuY2VsEiMua3J1bnRpbWVzLnJ1bnRpbWUudjEuQ2FuY2VsUmVxdWVzdBokLmtydW50aW1lcy5ydW50aW1lLnYxLkNhbmNlbFJlc3BvbnNlYgZwcm90bzM");
 
 /**
+ * ExecuteRequest starts one execution, keyed by (run_uid, attempt).
+ *
  * @generated from message kruntimes.runtime.v1.ExecuteRequest
  */
 export type ExecuteRequest = Message<"kruntimes.runtime.v1.ExecuteRequest"> & {
@@ -54,12 +56,16 @@ export type ExecuteRequest = Message<"kruntimes.runtime.v1.ExecuteRequest"> & {
    */
   program: {
     /**
+     * Source of a standalone script, run by the runtime's interpreter.
+     *
      * @generated from field: string inline = 4;
      */
     value: string;
     case: "inline";
   } | {
     /**
+     * Path of a script file to run; args are its arguments.
+     *
      * @generated from field: string entrypoint = 5;
      */
     value: string;
@@ -67,6 +73,8 @@ export type ExecuteRequest = Message<"kruntimes.runtime.v1.ExecuteRequest"> & {
   } | { case: undefined; value?: undefined };
 
   /**
+   * Arguments of entrypoint, or, when program is unset, the command lines to run in order.
+   *
    * @generated from field: repeated string args = 6;
    */
   args: string[];
@@ -119,6 +127,8 @@ export const ExecuteRequestSchema: GenMessage<ExecuteRequest> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 0);
 
 /**
+ * TaskLimits bounds what an execution reports back; zero fields take the server defaults.
+ *
  * @generated from message kruntimes.runtime.v1.TaskLimits
  */
 export type TaskLimits = Message<"kruntimes.runtime.v1.TaskLimits"> & {
@@ -159,10 +169,14 @@ export const TaskLimitsSchema: GenMessage<TaskLimits> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 1);
 
 /**
+ * ExecuteResponse is one event of an execution's stream.
+ *
  * @generated from message kruntimes.runtime.v1.ExecuteResponse
  */
 export type ExecuteResponse = Message<"kruntimes.runtime.v1.ExecuteResponse"> & {
   /**
+   * The event: started, an output chunk, or exited (always last).
+   *
    * @generated from field: kruntimes.runtime.v1.TaskEvent event = 1;
    */
   event?: TaskEvent | undefined;
@@ -176,15 +190,21 @@ export const ExecuteResponseSchema: GenMessage<ExecuteResponse> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 2);
 
 /**
+ * WatchRequest re-attaches to a running or finished execution.
+ *
  * @generated from message kruntimes.runtime.v1.WatchRequest
  */
 export type WatchRequest = Message<"kruntimes.runtime.v1.WatchRequest"> & {
   /**
+   * Run UID of the execution to attach to.
+   *
    * @generated from field: string run_uid = 1;
    */
   runUid: string;
 
   /**
+   * Attempt of the execution to attach to.
+   *
    * @generated from field: uint32 attempt = 2;
    */
   attempt: number;
@@ -206,10 +226,14 @@ export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 3);
 
 /**
+ * WatchResponse is one event of the watched execution, as in ExecuteResponse.
+ *
  * @generated from message kruntimes.runtime.v1.WatchResponse
  */
 export type WatchResponse = Message<"kruntimes.runtime.v1.WatchResponse"> & {
   /**
+   * The event: started, an output chunk, or exited (always last).
+   *
    * @generated from field: kruntimes.runtime.v1.TaskEvent event = 1;
    */
   event?: TaskEvent | undefined;
@@ -233,18 +257,24 @@ export type TaskEvent = Message<"kruntimes.runtime.v1.TaskEvent"> & {
    */
   event: {
     /**
+     * The process is running; sent first.
+     *
      * @generated from field: kruntimes.runtime.v1.TaskStarted started = 1;
      */
     value: TaskStarted;
     case: "started";
   } | {
     /**
+     * A chunk of stdout or stderr, in stream order.
+     *
      * @generated from field: kruntimes.runtime.v1.TaskOutput output = 2;
      */
     value: TaskOutput;
     case: "output";
   } | {
     /**
+     * The execution ended; always the last event of a stream.
+     *
      * @generated from field: kruntimes.runtime.v1.TaskExited exited = 3;
      */
     value: TaskExited;
@@ -260,15 +290,21 @@ export const TaskEventSchema: GenMessage<TaskEvent> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 5);
 
 /**
+ * TaskStarted reports that the Run's process is running.
+ *
  * @generated from message kruntimes.runtime.v1.TaskStarted
  */
 export type TaskStarted = Message<"kruntimes.runtime.v1.TaskStarted"> & {
   /**
+   * Run UID of the execution.
+   *
    * @generated from field: string run_uid = 1;
    */
   runUid: string;
 
   /**
+   * Attempt of the execution.
+   *
    * @generated from field: uint32 attempt = 2;
    */
   attempt: number;
@@ -310,15 +346,21 @@ export const TaskStartedSchema: GenMessage<TaskStarted> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 6);
 
 /**
+ * TaskOutput is a chunk of one output stream, as the process wrote it (not split on lines).
+ *
  * @generated from message kruntimes.runtime.v1.TaskOutput
  */
 export type TaskOutput = Message<"kruntimes.runtime.v1.TaskOutput"> & {
   /**
+   * Which stream the bytes come from.
+   *
    * @generated from field: kruntimes.runtime.v1.OutputStream stream = 1;
    */
   stream: OutputStream;
 
   /**
+   * The bytes, never empty.
+   *
    * @generated from field: bytes data = 2;
    */
   data: Uint8Array;
@@ -340,20 +382,28 @@ export const TaskOutputSchema: GenMessage<TaskOutput> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 7);
 
 /**
+ * TaskExited reports the end of an execution and everything it produced.
+ *
  * @generated from message kruntimes.runtime.v1.TaskExited
  */
 export type TaskExited = Message<"kruntimes.runtime.v1.TaskExited"> & {
   /**
+   * Run UID of the execution.
+   *
    * @generated from field: string run_uid = 1;
    */
   runUid: string;
 
   /**
+   * Attempt of the execution.
+   *
    * @generated from field: uint32 attempt = 2;
    */
   attempt: number;
 
   /**
+   * Why the execution ended.
+   *
    * @generated from field: kruntimes.runtime.v1.TaskExitReason reason = 3;
    */
   reason: TaskExitReason;
@@ -388,28 +438,36 @@ export type TaskExited = Message<"kruntimes.runtime.v1.TaskExited"> & {
   stdoutTail: Uint8Array;
 
   /**
+   * Tail of stderr, as stdout_tail.
+   *
    * @generated from field: bytes stderr_tail = 8;
    */
   stderrTail: Uint8Array;
 
   /**
+   * Set when stdout was longer than tail_bytes.
+   *
    * @generated from field: bool stdout_truncated = 9;
    */
   stdoutTruncated: boolean;
 
   /**
+   * Set when stderr was longer than tail_bytes.
+   *
    * @generated from field: bool stderr_truncated = 10;
    */
   stderrTruncated: boolean;
 
   /**
-   * Total bytes written to each stream.
+   * Total bytes written to stdout.
    *
    * @generated from field: int64 stdout_bytes = 11 [jstype = JS_NUMBER];
    */
   stdoutBytes: bigint;
 
   /**
+   * Total bytes written to stderr.
+   *
    * @generated from field: int64 stderr_bytes = 12 [jstype = JS_NUMBER];
    */
   stderrBytes: bigint;
@@ -422,11 +480,15 @@ export type TaskExited = Message<"kruntimes.runtime.v1.TaskExited"> & {
   outputs: { [key: string]: string };
 
   /**
+   * When the process started, in microseconds since the Unix epoch; 0 for START_FAILED.
+   *
    * @generated from field: int64 started_at_micros = 14 [jstype = JS_NUMBER];
    */
   startedAtMicros: bigint;
 
   /**
+   * When the execution ended, in microseconds since the Unix epoch.
+   *
    * @generated from field: int64 finished_at_micros = 15 [jstype = JS_NUMBER];
    */
   finishedAtMicros: bigint;
@@ -440,6 +502,8 @@ export const TaskExitedSchema: GenMessage<TaskExited> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 8);
 
 /**
+ * ListRequest selects the executions to list.
+ *
  * @generated from message kruntimes.runtime.v1.ListRequest
  */
 export type ListRequest = Message<"kruntimes.runtime.v1.ListRequest"> & {
@@ -459,10 +523,14 @@ export const ListRequestSchema: GenMessage<ListRequest> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 9);
 
 /**
+ * ListResponse holds the executions the server knows, oldest first.
+ *
  * @generated from message kruntimes.runtime.v1.ListResponse
  */
 export type ListResponse = Message<"kruntimes.runtime.v1.ListResponse"> & {
   /**
+   * The executions, running and retained finished ones.
+   *
    * @generated from field: repeated kruntimes.runtime.v1.TaskExecution executions = 1;
    */
   executions: TaskExecution[];
@@ -476,47 +544,63 @@ export const ListResponseSchema: GenMessage<ListResponse> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 10);
 
 /**
+ * TaskExecution summarises one execution for List.
+ *
  * @generated from message kruntimes.runtime.v1.TaskExecution
  */
 export type TaskExecution = Message<"kruntimes.runtime.v1.TaskExecution"> & {
   /**
+   * Run UID of the execution.
+   *
    * @generated from field: string run_uid = 1;
    */
   runUid: string;
 
   /**
+   * Attempt of the execution.
+   *
    * @generated from field: uint32 attempt = 2;
    */
   attempt: number;
 
   /**
+   * Run name, as given to Execute.
+   *
    * @generated from field: string run_name = 3;
    */
   runName: string;
 
   /**
+   * Where the execution is in its life.
+   *
    * @generated from field: kruntimes.runtime.v1.TaskState state = 4;
    */
   state: TaskState;
 
   /**
+   * Process id of the main process; 0 when it never started.
+   *
    * @generated from field: int32 pid = 5;
    */
   pid: number;
 
   /**
+   * When the process started, in microseconds since the Unix epoch.
+   *
    * @generated from field: int64 started_at_micros = 6 [jstype = JS_NUMBER];
    */
   startedAtMicros: bigint;
 
   /**
-   * Set once exited.
+   * When the execution ended, in microseconds since the Unix epoch; 0 until exited.
    *
    * @generated from field: int64 finished_at_micros = 7 [jstype = JS_NUMBER];
    */
   finishedAtMicros: bigint;
 
   /**
+   * Why the execution ended; UNSPECIFIED until exited.
+   *
    * @generated from field: kruntimes.runtime.v1.TaskExitReason reason = 8;
    */
   reason: TaskExitReason;
@@ -530,15 +614,21 @@ export const TaskExecutionSchema: GenMessage<TaskExecution> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 11);
 
 /**
+ * CancelRequest asks the server to stop an execution.
+ *
  * @generated from message kruntimes.runtime.v1.CancelRequest
  */
 export type CancelRequest = Message<"kruntimes.runtime.v1.CancelRequest"> & {
   /**
+   * Run UID of the execution to stop.
+   *
    * @generated from field: string run_uid = 1;
    */
   runUid: string;
 
   /**
+   * Attempt of the execution to stop; other attempts are never touched.
+   *
    * @generated from field: uint32 attempt = 2;
    */
   attempt: number;
@@ -567,10 +657,14 @@ export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 12);
 
 /**
+ * CancelResponse reports the execution's state after the request.
+ *
  * @generated from message kruntimes.runtime.v1.CancelResponse
  */
 export type CancelResponse = Message<"kruntimes.runtime.v1.CancelResponse"> & {
   /**
+   * STOPPING while the group is being stopped, EXITED when it already ended.
+   *
    * @generated from field: kruntimes.runtime.v1.TaskState state = 1;
    */
   state: TaskState;
@@ -584,20 +678,28 @@ export const CancelResponseSchema: GenMessage<CancelResponse> = /*@__PURE__*/
   messageDesc(file_kruntimes_runtime_v1_task, 13);
 
 /**
+ * OutputStream names one of the process's output streams.
+ *
  * @generated from enum kruntimes.runtime.v1.OutputStream
  */
 export enum OutputStream {
   /**
+   * Never sent.
+   *
    * @generated from enum value: OUTPUT_STREAM_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * Standard output (fd 1).
+   *
    * @generated from enum value: OUTPUT_STREAM_STDOUT = 1;
    */
   STDOUT = 1,
 
   /**
+   * Standard error (fd 2).
+   *
    * @generated from enum value: OUTPUT_STREAM_STDERR = 2;
    */
   STDERR = 2,
@@ -616,6 +718,8 @@ export const OutputStreamSchema: GenEnum<OutputStream> = /*@__PURE__*/
  */
 export enum TaskExitReason {
   /**
+   * Never sent.
+   *
    * @generated from enum value: TASK_EXIT_REASON_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
@@ -672,15 +776,21 @@ export const TaskExitReasonSchema: GenEnum<TaskExitReason> = /*@__PURE__*/
   enumDesc(file_kruntimes_runtime_v1_task, 1);
 
 /**
+ * TaskState is where an execution is in its life.
+ *
  * @generated from enum kruntimes.runtime.v1.TaskState
  */
 export enum TaskState {
   /**
+   * Never sent.
+   *
    * @generated from enum value: TASK_STATE_UNSPECIFIED = 0;
    */
   UNSPECIFIED = 0,
 
   /**
+   * The process is running.
+   *
    * @generated from enum value: TASK_STATE_RUNNING = 1;
    */
   RUNNING = 1,
@@ -693,6 +803,8 @@ export enum TaskState {
   STOPPING = 2,
 
   /**
+   * The execution ended; its TaskExited is retained.
+   *
    * @generated from enum value: TASK_STATE_EXITED = 3;
    */
   EXITED = 3,
