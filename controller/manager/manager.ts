@@ -81,8 +81,13 @@ export class Manager {
     );
     controllers.pending = make(
       new PendingStatusReconciler({
-        runs: this.informers.runs,
-        waitingOf: (key) => queue.get(key)?.waiting,
+        runs: this.scheduler.view,
+        writes: this.scheduler,
+        // Only a Run still parked shows a waiting reason; a woken one is about to be bound.
+        waitingOf: (key) => {
+          const qr = queue.get(key);
+          return qr?.state === "parked" ? qr.waiting : undefined;
+        },
         writer,
         clock,
         delayMs: o.waitingReasonDelayMs,

@@ -29,6 +29,11 @@ export interface PendingStatusDeps {
   writer: RunStatusWriter;
   clock: Clock;
   delayMs: number;
+  /** The scheduler's write coordination: never write while the Run is being bound. */
+  writes?: {
+    beginStatusWrite(key: string): boolean;
+    endStatusWrite(key: string, response: Run | undefined): void;
+  };
 }
 
 export class PendingStatusReconciler implements Reconciler {
@@ -50,22 +55,26 @@ export class PendingStatusReconciler implements Reconciler {
         nowMicros(),
         now,
       );
-      return this.write(run, next);
+      return this.write(key, run, next);
     }
     const waiting = this.d.waitingOf(key);
     if (!waiting) return Result.done();
     const due = waiting.sinceMs + this.d.delayMs;
     if (now < due) return Result.requeueAfter(due - now);
     if (run.status?.waitingReason === waiting.reason) return Result.done();
-    return this.write(run, waitingStatus(run, waiting.reason, waiting.message, now));
+    return this.write(key, run, waitingStatus(run, waiting.reason, waiting.message, now));
   }
 
-  private async write(run: Run, next: NonNullable<Run["status"]>): Promise<Result> {
+  private async write(key: string, run: Run, next: NonNullable<Run["status"]>): Promise<Result> {
+    if (this.d.writes && !this.d.writes.beginStatusWrite(key)) return Result.done();
+    let response: Run | undefined;
     try {
-      await this.d.writer.patch(run, replaceStatus(fenceOps(run.status), next));
+      response = await this.d.writer.patch(run, replaceStatus(fenceOps(run.status), next));
       return Result.done();
     } catch (e) {
       return resultOfWriteError(e);
+    } finally {
+      this.d.writes?.endStatusWrite(key, response);
     }
   }
 }

@@ -153,6 +153,40 @@ describe("Scheduler", () => {
     expect(h.scheduler.queue.get("ns/a")?.state).toBe("active");
   });
 
+  test("a cycle meeting a waiting-reason write in flight waits for it and binds on the written state", async () => {
+    const { h } = setup({ pods: 1, capacity: 1 });
+    h.upsert(aRun({ name: "a" }));
+    h.upsert(aRun({ name: "w" }));
+    h.drain();
+    await flush();
+    expect(h.scheduler.queue.get("ns/w")?.state).toBe("parked");
+    // The pending-status writer starts writing w's waiting reason …
+    expect(h.scheduler.beginStatusWrite("ns/w")).toBe(true);
+    // … while a's completion frees the slot and wakes w.
+    finish(h, "ns/a");
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.run)).toEqual(["ns/a"]);
+    // The write lands (the store has a status now; the informer has not shown it yet).
+    const written = aRun({
+      name: "w",
+      rv: "7",
+      status: { phase: "Pending", waitingReason: "InsufficientCapacity" },
+    });
+    h.binder.put(written);
+    h.scheduler.endStatusWrite("ns/w", written);
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.run)).toEqual(["ns/a", "ns/w"]);
+  });
+
+  test("no status write while the Run is being bound", () => {
+    const { h } = setup({ pods: 1, capacity: 1, confirm: false });
+    h.upsert(aRun({ name: "a" }));
+    h.drain();
+    expect(h.scheduler.beginStatusWrite("ns/a")).toBe(false);
+  });
+
   test("a restarted scheduler rebuilds accounting from Run state and never double-books", async () => {
     const first = setup({ pods: 3, capacity: 4 });
     for (let i = 0; i < 20; i++) first.h.upsert(aRun({ name: `r${i}` }));

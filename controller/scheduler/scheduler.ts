@@ -23,10 +23,7 @@ import type { SchedulerMetrics } from "./metrics.ts";
 import type { QueuedRun } from "./queue/queued-run.ts";
 import type { SchedulingQueue } from "./queue/scheduling-queue.ts";
 import { isPending } from "./run-request.ts";
-
-export interface RunSource {
-  get(key: string): Run | undefined;
-}
+import { type RunSource, RunView } from "./run-view.ts";
 
 export interface SchedulerHooks {
   /** The Run was parked; the pending-status writer may show its waiting reason. */
@@ -52,12 +49,14 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
   private expiryArmed = false;
   private readonly state = new CycleState();
   readonly binds: BindTracker;
+  /** Informer state overlaid with this process's own latest writes. */
+  readonly view: RunView;
 
   constructor(
     private readonly fw: Framework,
     readonly cache: SchedulerCache,
     readonly queue: SchedulingQueue,
-    private readonly runs: RunSource,
+    runs: RunSource,
     binder: Binder,
     private readonly hooks: SchedulerHooks,
     private readonly metrics: SchedulerMetrics,
@@ -66,6 +65,7 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     private readonly log: Logger,
     private readonly opts: SchedulerOptions,
   ) {
+    this.view = new RunView(runs, clock);
     this.binds = new BindTracker(binder, cache, this.metrics, log, opts.bindConcurrency, {
       requeue: (key, unlessRv) => this.requeue(key, unlessRv),
       retryLater: (qr) => this.errorBackoff(qr),
@@ -75,8 +75,23 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
   // ---- intake (leader and standby) ----
 
   runUpserted(run: Run): void {
+    this.view.observed(run);
     this.cache.upsertRun(run);
     this.consider(run);
+  }
+
+  /**
+   * Status-write coordination for the pending-status writer: `false` means the Run is being
+   * bound (or is assumed) and must not be written now.
+   */
+  beginStatusWrite(key: string): boolean {
+    if (this.binds.isBinding(key) || this.cache.isAssumed(key)) return false;
+    this.view.beginWrite(key);
+    return true;
+  }
+
+  endStatusWrite(key: string, response: Run | undefined): void {
+    if (this.view.endWrite(key, response)) this.requeue(key);
   }
 
   runDeleted(run: Run): void {
@@ -121,7 +136,8 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
 
   /** Looks at the Run again from the informer's current state. */
   private requeue(key: string, unlessResourceVersion?: string): void {
-    const run = this.runs.get(key);
+    if (unlessResourceVersion !== undefined) this.view.forget(key);
+    const run = this.view.get(key);
     if (!run) return;
     if (unlessResourceVersion !== undefined && run.metadata.resourceVersion === unlessResourceVersion) return;
     this.consider(run);
@@ -169,7 +185,11 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
 
   /** One cycle. Returns the pod the Run was assumed on, if any. Public for tests and the benchmark. */
   scheduleOne(qr: QueuedRun): PodInfo | undefined {
-    const run = this.runs.get(qr.key);
+    if (this.view.isWriting(qr.key)) {
+      this.view.defer(qr.key);
+      return;
+    }
+    const run = this.view.get(qr.key);
     if (!run || !isPending(run) || run.metadata.deletionTimestamp || admit(run).kind === "end") return;
     const start = performance.now();
     const now = this.clock.now();

@@ -4,14 +4,15 @@ import { type KubeClient, path } from "@kruntimes/kube";
 import type { JsonPatchOp } from "./json-patch.ts";
 
 export interface RunStatusWriter {
-  patch(run: Run, ops: JsonPatchOp[]): Promise<void>;
+  /** Applies the patch; resolves with the stored Run. */
+  patch(run: Run, ops: JsonPatchOp[]): Promise<Run>;
 }
 
 export class ApiRunStatusWriter implements RunStatusWriter {
   constructor(private readonly client: KubeClient) {}
 
-  async patch(run: Run, ops: JsonPatchOp[]): Promise<void> {
-    await this.client.patch(
+  patch(run: Run, ops: JsonPatchOp[]): Promise<Run> {
+    return this.client.patch<Run>(
       path(RunResource, run.metadata.namespace, run.metadata.name, "status"),
       ops,
       "json",

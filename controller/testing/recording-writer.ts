@@ -8,7 +8,7 @@ export class RecordingWriter implements RunStatusWriter {
   readonly patches: { run: string; ops: JsonPatchOp[] }[] = [];
   failWith: number | undefined;
 
-  async patch(run: Run, ops: JsonPatchOp[]): Promise<void> {
+  async patch(run: Run, ops: JsonPatchOp[]): Promise<Run> {
     if (this.failWith !== undefined) {
       const message =
         this.failWith === 422
@@ -17,6 +17,7 @@ export class RecordingWriter implements RunStatusWriter {
       throw new KubeError("PATCH", "/status", this.failWith, { message });
     }
     this.patches.push({ run: `${run.metadata.namespace}/${run.metadata.name}`, ops });
+    return { ...run, status: this.lastStatus() as Run["status"] };
   }
 
   /** The status the last patch wrote. */
