@@ -18,7 +18,8 @@ const FRESH_TTL_MS = 10_000;
 
 export class RunView implements RunSource {
   private readonly written = new Map<string, { run: Run; atMs: number }>();
-  private readonly writing = new Set<string>();
+  /** Keys with a write in flight → resourceVersions the informer delivered meanwhile. */
+  private readonly writing = new Map<string, Set<string>>();
   private readonly deferred = new Set<string>();
 
   constructor(
@@ -36,9 +37,9 @@ export class RunView implements RunSource {
   /** An informer event: once it shows our write, the informer is authoritative again. */
   observed(run: Run): void {
     const key = keyOf(run);
-    if (this.written.get(key)?.run.metadata.resourceVersion === run.metadata.resourceVersion) {
-      this.written.delete(key);
-    }
+    const rv = run.metadata.resourceVersion ?? "";
+    this.writing.get(key)?.add(rv);
+    if (this.written.get(key)?.run.metadata.resourceVersion === rv) this.written.delete(key);
   }
 
   /** Drops our copy (a fence failed: what we wrote is no longer what is stored). */
@@ -51,13 +52,21 @@ export class RunView implements RunSource {
   }
 
   beginWrite(key: string): void {
-    this.writing.add(key);
+    this.writing.set(key, new Set());
   }
 
-  /** Ends a write; returns true when a cycle was deferred behind it (the caller requeues). */
+  /**
+   * Ends a write; returns true when a cycle was deferred behind it (the caller requeues). The
+   * response is kept only if the informer has not delivered it yet — a watch event can beat the
+   * HTTP response, and then the informer is already as new (or newer) and must not be shadowed.
+   */
   endWrite(key: string, response: Run | undefined): boolean {
+    const seen = this.writing.get(key);
     this.writing.delete(key);
-    if (response) this.written.set(key, { run: response, atMs: this.clock.now() });
+    const rv = response?.metadata.resourceVersion;
+    if (response && rv !== undefined && !seen?.has(rv)) {
+      this.written.set(key, { run: response, atMs: this.clock.now() });
+    }
     return this.deferred.delete(key);
   }
 
