@@ -1,55 +1,87 @@
 /**
- * The node agent: wires the Node heartbeat, the pod informer (pods bound to this node), a work
- * queue of pod keys whose handler is the pod worker's level-triggered sync, and the log endpoint.
+ * The node agent: wires the Node heartbeat, the informer of the pods bound to this node, a work
+ * queue of pod UIDs whose handler is the pod syncer, and the kubelet log endpoint.
  */
-import { Informer, KubeClient, loadKubeconfigFile, resourcePath } from "@kruntimes/kube";
+import { dirname } from "node:path";
+import { Informer, KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { ApiObjectSource } from "./api/object-source.ts";
 import type { Pod } from "./api/types.ts";
 import type { AgentConfig } from "./config.ts";
-import { ImageMap } from "./images/image-map.ts";
-import { startLogServer } from "./logs/log-server.ts";
+import { ImageMapFile } from "./images/image-map-file.ts";
+import { attemptLogs, podDirsByName } from "./logs/log-files.ts";
+import { type LogSource, startLogServer } from "./logs/log-server.ts";
 import { IpAllocator } from "./network/ip-allocator.ts";
 import { NodeHeartbeat } from "./node/node-heartbeat.ts";
-import { PodWorker } from "./pods/pod-worker.ts";
+import type { PodContext } from "./pods/pod-context.ts";
+import { PodStatusWriter } from "./pods/pod-status-writer.ts";
+import { PodSyncer } from "./pods/pod-syncer.ts";
 import { WorkQueue } from "./queue/work-queue.ts";
+import { findHostTools } from "./runtime/container-process.ts";
 import { ProcessRegistry } from "./runtime/process-registry.ts";
-import { VolumeManager } from "./volumes/volume-manager.ts";
+import { ServiceAccountTokens } from "./volumes/service-account-tokens.ts";
+
+export interface AgentEnv {
+  PATH: string;
+  HOME: string;
+}
 
 export class NodeAgent {
   private readonly client: KubeClient;
-  private readonly workers = new Map<string, PodWorker>();
   private readonly informer: Informer<Pod>;
   private readonly queue: WorkQueue;
   private readonly heartbeat: NodeHeartbeat;
   private readonly registry: ProcessRegistry;
-  private readonly images: ImageMap;
-  private readonly ips: IpAllocator;
-  private readonly volumes: VolumeManager;
-  private readonly objects: ApiObjectSource;
+  private readonly syncer: PodSyncer;
   private logServer?: ReturnType<typeof startLogServer>;
   private resync?: Timer;
 
   constructor(
     private readonly cfg: AgentConfig,
     private readonly log: Logger,
+    env: AgentEnv,
   ) {
     this.client = new KubeClient(loadKubeconfigFile(cfg.kubeconfig));
     this.registry = new ProcessRegistry(cfg.stateDir);
-    this.images = ImageMap.load(cfg.imageMapFile, cfg.repoRoot);
-    this.ips = new IpAllocator(cfg.podIpRange);
-    this.objects = new ApiObjectSource(this.client);
-    this.volumes = new VolumeManager(this.client, this.objects);
-    this.heartbeat = new NodeHeartbeat(cfg, this.client, log);
-    this.informer = new Informer<Pod>(this.client, resourcePath({ version: "v1", plural: "pods" }), {
-      fieldSelector: `spec.nodeName=${cfg.nodeName}`,
-    });
-    this.queue = new WorkQueue((key) => this.sync(key), {
+    const images = new ImageMapFile(cfg.imageMapFile, cfg.repoRoot, (e) =>
+      log.error({ err: String(e) }, "image map unreadable; keeping the last good one"),
+    );
+    const tokens = new ServiceAccountTokens(this.client);
+    this.queue = new WorkQueue((uid) => this.syncer.sync(uid), {
       workers: 8,
       retryInitialMs: 200,
       retryMaxMs: 10_000,
-      onError: (key, err, retryInMs) =>
-        log.warn({ pod: key, err: String(err), retryInMs }, "pod sync failed"),
+      onError: (uid, err, retryInMs) =>
+        log.warn({ uid, err: String(err), retryInMs }, "pod sync failed; retrying"),
+    });
+    const ctx: PodContext = {
+      log,
+      images: () => images.current(),
+      objects: new ApiObjectSource(this.client),
+      tokens,
+      tools: findHostTools(env.PATH),
+      registry: this.registry,
+      service: { apiserverHost: cfg.apiserverHost, apiserverPort: cfg.apiserverPort },
+      hostIP: "127.0.0.1",
+      allocatable: cfg.allocatable,
+      // The agent's own bun comes first, so images.yaml can say `bun` whatever the PATH is.
+      defaultPath: `${dirname(process.execPath)}:${env.PATH}`,
+      defaultHome: env.HOME,
+      restartBackoffInitialMs: cfg.restartBackoffInitialMs,
+      restartBackoffMaxMs: cfg.restartBackoffMaxMs,
+      enqueue: (uid) => this.queue.add(uid),
+    };
+    this.syncer = new PodSyncer({
+      ctx,
+      ips: new IpAllocator(cfg.podIpRange),
+      writer: new PodStatusWriter(this.client, log),
+      tokens,
+      stateDir: cfg.stateDir,
+      resyncMs: cfg.podResyncMs,
+    });
+    this.heartbeat = new NodeHeartbeat(cfg, this.client, log);
+    this.informer = new Informer<Pod>(this.client, path(R.pods), {
+      fieldSelector: `spec.nodeName=${cfg.nodeName}`,
     });
   }
 
@@ -59,19 +91,24 @@ export class NodeAgent {
     await this.heartbeat.register();
     this.heartbeat.start();
     this.informer.on({
-      add: (p) => this.queue.add(keyOf(p)),
-      update: (p) => this.queue.add(keyOf(p)),
-      delete: (p) => this.queue.add(keyOf(p)),
+      add: (p) => this.changed(p),
+      update: (p) => this.changed(p),
+      delete: (p) => {
+        this.syncer.vanished(p);
+        this.queue.add(p.metadata.uid!);
+      },
       relisted: () => {
-        for (const k of this.workers.keys()) this.queue.add(k);
+        for (const uid of this.syncer.keys()) this.queue.add(uid);
       },
       error: (e) => this.log.warn({ err: String(e) }, "pod watch failed; relisting"),
     });
     this.informer.start();
     await this.informer.waitForSync();
+    this.syncer.adoptExisting();
     this.queue.start();
+    // Level-triggered safety net: every pod is looked at again now and then, whatever happened.
     this.resync = setInterval(() => {
-      for (const k of this.workers.keys()) this.queue.add(k);
+      for (const uid of this.syncer.keys()) this.queue.add(uid);
     }, this.cfg.podResyncMs);
     if (this.cfg.kubeletPort) {
       this.logServer = startLogServer({
@@ -79,64 +116,36 @@ export class NodeAgent {
         certFile: this.cfg.servingCertFile,
         keyFile: this.cfg.servingKeyFile,
         caFile: this.cfg.clientCaFile,
-        find: (ns, pod, container) => {
-          const w = this.workers.get(`${ns}/${pod}`);
-          const runner = w?.runnerOf(container);
-          return runner && { runner, live: () => runner.running };
-        },
+        find: (ns, pod, container) => this.logSource(ns, pod, container),
       });
     }
     this.log.info({ node: this.cfg.nodeName, pods: this.informer.size }, "node agent running");
   }
 
-  private async sync(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
-    const pod = this.informer.get(key);
-    let w = this.workers.get(key);
-    if (w && (!pod || pod.metadata.uid !== w.pod.metadata.uid)) {
-      if (!w.done) {
-        this.log.info({ pod: key }, "pod object gone; killing its containers");
-        w.cleanup();
-      }
-      this.workers.delete(key);
-      w = undefined;
-    }
-    if (!pod) return undefined;
-    if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") {
-      if (!w && !pod.metadata.deletionTimestamp) return undefined;
-    }
-    if (!w) {
-      w = new PodWorker(pod, {
-        config: this.cfg,
-        client: this.client,
-        objects: this.objects,
-        images: this.images,
-        ips: this.ips,
-        volumes: this.volumes,
-        registry: this.registry,
-        log: this.log,
-        poke: () => this.queue.add(key),
-      });
-      this.workers.set(key, w);
-    } else if (
-      Number(pod.metadata.resourceVersion ?? 0) >= Number(w.pod.metadata.resourceVersion ?? 0) ||
-      pod.metadata.deletionTimestamp
-    ) {
-      w.pod = pod;
-    }
-    if (w.done) return undefined;
-    const after = await w.sync();
-    return after === undefined ? undefined : { requeueAfterMs: after };
+  private changed(p: Pod): void {
+    this.syncer.observe(p);
+    this.queue.add(p.metadata.uid!);
   }
 
-  /** Stops every pod's processes (SIGTERM, grace, SIGKILL) and the agent's own loops. */
+  private logSource(ns: string, pod: string, container: string): LogSource | undefined {
+    const rt = this.syncer.find(ns, pod);
+    const dir = rt ? rt.sandbox.podDir : podDirsByName(this.cfg.stateDir, ns, pod)[0];
+    if (!dir) return undefined;
+    const c = rt?.all.find((x) => x.spec.name === container);
+    if (rt && !c) return undefined;
+    return {
+      files: () => attemptLogs(dir, container),
+      live: (file) => c?.running === true && c.logFile(c.restartCount) === file,
+    };
+  }
+
+  /** Stops every pod's processes (SIGTERM, grace, SIGKILL) and the agent's loops; writes nothing. */
   async stop(): Promise<void> {
     clearInterval(this.resync);
     this.heartbeat.stop();
     this.informer.stop();
     this.queue.stop();
     this.logServer?.stop(true);
-    await Promise.all([...this.workers.values()].map((w) => w.shutdown(this.cfg.shutdownGraceMs)));
+    await this.syncer.shutdown(this.cfg.shutdownGraceMs);
   }
 }
-
-const keyOf = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;

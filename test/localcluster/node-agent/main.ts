@@ -9,7 +9,11 @@ import { loadConfig } from "./config.ts";
 
 const cfg = loadConfig(process.argv.slice(2));
 const log = pino({ level: cfg.logLevel, base: { component: "node-agent", node: cfg.nodeName } });
-const agent = new NodeAgent(cfg, log);
+// The only environment the agent reads: what containers inherit when their image sets nothing.
+const agent = new NodeAgent(cfg, log, {
+  PATH: process.env.PATH ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  HOME: process.env.HOME ?? "/root",
+});
 
 let stopping = false;
 const stop = async () => {
