@@ -15,6 +15,7 @@ import { Controller } from "../reconcile/controller.ts";
 import { RecoveryReconciler } from "../recovery/recovery-reconciler.ts";
 import { RuntimeReconciler } from "../runtime/runtime-reconciler.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
+import type { SchedulerLoop } from "../scheduler/scheduler-loop.ts";
 import { ApiRunStatusWriter } from "../status/run-status-writer.ts";
 import { systemClock } from "../util/clock.ts";
 import { RealTimers } from "../util/timers.ts";
@@ -28,6 +29,7 @@ export class Manager {
   readonly controllers: Controllers;
   private readonly timers = new RealTimers();
   private readonly scheduler: Scheduler;
+  private readonly loop: SchedulerLoop;
   private elector: LeaderElector | undefined;
   private server: { port: number; stop(): void } | undefined;
   private leading = false;
@@ -43,7 +45,7 @@ export class Manager {
     const cm = new ControllerMetrics(this.registry);
     const writer = new ApiRunStatusWriter(client);
     const controllers = {} as Controllers;
-    this.scheduler = buildScheduler({
+    ({ scheduler: this.scheduler, loop: this.loop } = buildScheduler({
       o,
       client,
       clock,
@@ -52,7 +54,7 @@ export class Manager {
       registry: this.registry,
       runs: this.informers.runs,
       controllers,
-    });
+    }));
     const cache = this.scheduler.cache;
     const queue = this.scheduler.queue;
     const make = (r: ConstructorParameters<typeof Controller>[0], workers: number) =>
@@ -156,13 +158,13 @@ export class Manager {
 
   private lead(): void {
     this.leading = true;
-    this.scheduler.start();
+    this.loop.start();
     for (const c of Object.values(this.controllers)) c.start();
     this.log.info({ identity: this.o.identity }, "scheduling and reconciling");
   }
 
   async stop(): Promise<void> {
-    this.scheduler.stop();
+    this.loop.stop();
     await Promise.all(Object.values(this.controllers).map((c) => c.stop()));
     await this.elector?.stop();
     this.leading = false;

@@ -10,6 +10,7 @@ import { SchedulerMetrics } from "../scheduler/metrics.ts";
 import { builtinRegistry, DEFAULT_PROFILE } from "../scheduler/plugins/index.ts";
 import { SchedulingQueue } from "../scheduler/queue/scheduling-queue.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
+import { SchedulerLoop } from "../scheduler/scheduler-loop.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Timers } from "../util/timers.ts";
 import type { Controllers } from "./wiring.ts";
@@ -26,7 +27,7 @@ export interface SchedulerSetup {
   controllers: Controllers;
 }
 
-export function buildScheduler(s: SchedulerSetup): Scheduler {
+export function buildScheduler(s: SchedulerSetup): { scheduler: Scheduler; loop: SchedulerLoop } {
   let scheduler: Scheduler | undefined;
   let metrics: SchedulerMetrics | undefined;
   const queue = new SchedulingQueue(s.clock, s.timers, {
@@ -65,15 +66,16 @@ export function buildScheduler(s: SchedulerSetup): Scheduler {
     },
     metrics,
     s.clock,
-    s.timers,
     s.log.child({ component: "scheduler" }),
     {
       bindConcurrency: s.o.bindConcurrency,
       errorBackoffMs: 200,
       maxErrorBackoffMs: 30_000,
-      parkedFlushMs: s.o.parkedFlushMs,
-      assumeTtlMs: s.o.assumeTtlMs,
     },
   );
-  return scheduler;
+  const loop = new SchedulerLoop(scheduler, s.clock, s.timers, {
+    parkedFlushMs: s.o.parkedFlushMs,
+    assumeTtlMs: s.o.assumeTtlMs,
+  });
+  return { scheduler, loop };
 }

@@ -1,7 +1,7 @@
 /**
  * The Run scheduler: one Run per cycle, kube-scheduler style. Informer events feed the cache
  * and the queue (on the standby too, so a new leader starts warm); only the leader runs the
- * loop. A cycle is synchronous — filter, score, assume on the cache — and the bind, one fenced
+ * loop (`SchedulerLoop`). A cycle is synchronous — filter, score, assume on the cache — and the bind, one fenced
  * status patch, runs asynchronously while the next cycles go on against the assumed state.
  */
 import type { Run } from "@kruntimes/api";
@@ -9,12 +9,12 @@ import { keyOf } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { admit } from "../pending/admission.ts";
 import type { Clock } from "../util/clock.ts";
-import type { Timers } from "../util/timers.ts";
 import { BindTracker } from "./bind/bind-tracker.ts";
 import type { Binder } from "./bind/binder.ts";
 import type { PodInfo } from "./cache/pod-info.ts";
 import type { CacheListener, FreedBy, SchedulerCache } from "./cache/scheduler-cache.ts";
 import { findPod, isPlacement } from "./cycle/find-pod.ts";
+import { reserveAll, unreserveAll } from "./cycle/reserve.ts";
 import { CycleState } from "./framework/cycle-state.ts";
 import type { Framework } from "./framework/registry.ts";
 import { Code } from "./framework/status.ts";
@@ -38,15 +38,9 @@ export interface SchedulerOptions {
   /** Error backoff of a Run: base, doubling per consecutive error, capped. */
   errorBackoffMs: number;
   maxErrorBackoffMs: number;
-  /** Runs parked longer than this are retried anyway (safety net, not the wake mechanism). */
-  parkedFlushMs: number;
-  /** How long an assumed bind may stay unconfirmed (checked every half of it). */
-  assumeTtlMs: number;
 }
 
 export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChanged"> {
-  private running = false;
-  private expiryArmed = false;
   private readonly state = new CycleState();
   readonly binds: BindTracker;
   /** Informer state overlaid with this process's own latest writes. */
@@ -61,7 +55,6 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     private readonly hooks: SchedulerHooks,
     private readonly metrics: SchedulerMetrics,
     private readonly clock: Clock,
-    private readonly timers: Timers,
     private readonly log: Logger,
     private readonly opts: SchedulerOptions,
   ) {
@@ -135,7 +128,7 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
   }
 
   /** Looks at the Run again from the informer's current state. */
-  private requeue(key: string, unlessResourceVersion?: string): void {
+  requeue(key: string, unlessResourceVersion?: string): void {
     if (unlessResourceVersion !== undefined) this.view.forget(key);
     const run = this.view.get(key);
     if (!run) return;
@@ -147,40 +140,6 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     qr.errors++;
     const delay = Math.min(this.opts.maxErrorBackoffMs, this.opts.errorBackoffMs * 2 ** (qr.errors - 1));
     this.queue.retryAt(qr, this.clock.now() + delay);
-  }
-
-  // ---- the loop (leader only) ----
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.armFlush();
-    void this.loop();
-  }
-
-  stop(): void {
-    this.running = false;
-    this.timers.clear("parked-flush");
-    this.timers.clear("assume-expiry");
-    this.expiryArmed = false;
-    this.queue.interrupt();
-  }
-
-  private async loop(): Promise<void> {
-    let n = 0;
-    while (this.running) {
-      if (!this.binds.hasSlot()) {
-        await this.binds.slotFreed();
-        continue;
-      }
-      const qr = this.queue.pop();
-      if (!qr) {
-        await this.queue.waitForActive();
-        continue;
-      }
-      this.scheduleOne(qr);
-      if (++n % 128 === 0) await new Promise((r) => setImmediate(r));
-    }
   }
 
   /** One cycle. Returns the pod the Run was assumed on, if any. Public for tests and the benchmark. */
@@ -217,21 +176,14 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     const pod = outcome.pod;
     const attempt = Math.max(1, run.status?.attempt ?? 0);
     this.cache.assume(qr.key, pod, attempt, qr.names, qr.amounts);
-    for (let i = 0; i < this.fw.reserve.length; i++) {
-      const plugin = this.fw.reserve[i];
-      const s = plugin?.reserve(this.state, qr, pod);
-      if (s) {
-        for (let j = i - 1; j >= 0; j--) this.fw.reserve[j]?.unreserve(qr, pod);
-        this.cache.forget(qr.key);
-        this.queue.park(qr, s);
-        this.metrics.cycle.observe({ result: "unschedulable" }, (performance.now() - start) / 1000);
-        return;
-      }
+    const refused = reserveAll(this.fw, this.state, qr, pod);
+    if (refused) {
+      this.cache.forget(qr.key);
+      this.queue.park(qr, refused);
+      this.metrics.cycle.observe({ result: "unschedulable" }, (performance.now() - start) / 1000);
+      return;
     }
-    this.binds.start(run, qr, pod, attempt, () => {
-      for (const r of this.fw.reserve) r.unreserve(qr, pod);
-    });
-    this.armExpiry();
+    this.binds.start(run, qr, pod, attempt, () => unreserveAll(this.fw, qr, pod));
     this.metrics.cycle.observe({ result: "scheduled" }, (performance.now() - start) / 1000);
     return pod;
   }
@@ -243,22 +195,5 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
       this.log.warn({ run: key }, "assumed bind expired without confirmation; rescheduling");
       this.requeue(key);
     }
-  }
-
-  private armExpiry(): void {
-    if (this.expiryArmed) return;
-    this.expiryArmed = true;
-    this.timers.set("assume-expiry", this.opts.assumeTtlMs / 2, () => {
-      this.expiryArmed = false;
-      this.expireAssumed();
-      if (this.running && this.cache.accounts.assumedCount > 0) this.armExpiry();
-    });
-  }
-
-  private armFlush(): void {
-    this.timers.set("parked-flush", this.opts.parkedFlushMs, () => {
-      this.queue.flushParkedBefore(this.clock.now() - this.opts.parkedFlushMs);
-      if (this.running) this.armFlush();
-    });
   }
 }

@@ -73,14 +73,11 @@ export function schedulerHarness(o: HarnessOptions): Harness {
     { parked: (k) => parked.push(k), ending: (k) => ending.push(k) },
     metrics,
     o.clock,
-    o.timers,
     pino({ level: "silent" }),
     {
       bindConcurrency: o.bindConcurrency ?? 1_000_000,
       errorBackoffMs: 100,
       maxErrorBackoffMs: 10_000,
-      parkedFlushMs: 300_000,
-      assumeTtlMs: 30_000,
     },
   );
   const s = scheduler;

@@ -12,9 +12,11 @@ import type { Clock } from "../../util/clock.ts";
 import type { Timers } from "../../util/timers.ts";
 import type { RuntimeView } from "../framework/types.ts";
 import { holdsCapacity, isPending, requestOf } from "../run-request.ts";
-import { type Heartbeat, observeLease } from "./heartbeat.ts";
+import type { Heartbeat } from "./heartbeat.ts";
+import { HeartbeatTracker } from "./heartbeat-tracker.ts";
 import { PodInfo, type PodUsage } from "./pod-info.ts";
 import { RunAccounts } from "./run-accounts.ts";
+import { RuntimePodIndex } from "./runtime-pod-index.ts";
 
 export type FreedBy = "capacity_released" | "pod_available";
 
@@ -39,17 +41,26 @@ export interface CacheOptions {
 export class SchedulerCache {
   private readonly runtimes = new Map<string, RuntimeView>();
   private readonly pods = new Map<string, PodInfo>();
-  private readonly podsByRuntime = new Map<string, PodInfo[]>();
-  private readonly heartbeats = new Map<string, Heartbeat>();
+  private readonly podsByRuntime = new RuntimePodIndex();
+  private readonly heartbeats: HeartbeatTracker;
   readonly accounts: RunAccounts;
+  private readonly assumeTtlMs: number;
 
   constructor(
     private readonly listener: CacheListener,
     private readonly clock: Clock,
-    private readonly timers: Timers,
-    private readonly opts: CacheOptions,
+    timers: Timers,
+    opts: CacheOptions,
   ) {
     this.accounts = new RunAccounts((usage) => this.released(usage));
+    this.assumeTtlMs = opts.assumeTtlMs;
+    this.heartbeats = new HeartbeatTracker(timers, opts.staleAfterMs, {
+      expired: (podKey) => {
+        const info = this.pods.get(podKey);
+        if (info) this.listener.runtimePodsChanged(info.runtimeKey);
+      },
+      stale: (podKey) => this.listener.podTrouble(podKey),
+    });
   }
 
   runtime(key: string): RuntimeView | undefined {
@@ -60,7 +71,7 @@ export class SchedulerCache {
   }
   /** Pods of a Runtime, in a stable array the cycle iterates. */
   podsOf(runtimeKey: string): readonly PodInfo[] {
-    return this.podsByRuntime.get(runtimeKey) ?? [];
+    return this.podsByRuntime.get(runtimeKey);
   }
   heartbeatOf(podKey: string): Heartbeat | undefined {
     return this.heartbeats.get(podKey);
@@ -94,7 +105,7 @@ export class SchedulerCache {
       info = new PodInfo(pod, this.accounts.usageFor(key, pod.metadata.uid ?? ""));
       info.heartbeat = this.heartbeats.get(key);
       this.pods.set(key, info);
-      this.addToRuntime(info);
+      this.podsByRuntime.add(info);
     } else {
       info.update(pod);
       if (info.uid !== oldUid) {
@@ -116,7 +127,7 @@ export class SchedulerCache {
     const info = this.pods.get(key);
     if (!info) return;
     this.pods.delete(key);
-    this.removeFromRuntime(info);
+    this.podsByRuntime.remove(info);
     info.usage.linked = false;
     this.accounts.dropIfEmpty(info.usage);
     this.listener.runtimePodsChanged(info.runtimeKey);
@@ -126,9 +137,7 @@ export class SchedulerCache {
   upsertLease(lease: Lease): void {
     const key = keyOf(lease);
     const now = this.clock.now();
-    const hb = observeLease(lease, this.heartbeats.get(key), now);
-    this.heartbeats.set(key, hb);
-    this.armHeartbeatTimers(key, hb, now);
+    const hb = this.heartbeats.observe(key, lease, now);
     const info = this.pods.get(key);
     if (!info) return;
     const wasAvailable = info.isAvailable(now);
@@ -138,9 +147,7 @@ export class SchedulerCache {
 
   deleteLease(lease: Lease): void {
     const key = keyOf(lease);
-    this.heartbeats.delete(key);
-    this.timers.clear(`expire/${key}`);
-    this.timers.clear(`stale/${key}`);
+    this.heartbeats.remove(key);
     const info = this.pods.get(key);
     if (!info) return;
     const wasAvailable = info.isAvailable(this.clock.now());
@@ -188,7 +195,7 @@ export class SchedulerCache {
     names: readonly string[],
     amounts: readonly number[],
   ) {
-    const until = this.clock.now() + this.opts.assumeTtlMs;
+    const until = this.clock.now() + this.assumeTtlMs;
     this.accounts.hold(runKey, pod.key, pod.uid, attempt, names, amounts, true, until);
   }
 
@@ -227,30 +234,6 @@ export class SchedulerCache {
     if (available === wasAvailable) return;
     this.listener.runtimePodsChanged(info.runtimeKey);
     if (available) this.listener.podFreed(info, "pod_available");
-  }
-
-  private armHeartbeatTimers(key: string, hb: Heartbeat, now: number): void {
-    this.timers.set(`expire/${key}`, hb.observedMs + hb.durationMs - now, () => {
-      const info = this.pods.get(key);
-      if (info) this.listener.runtimePodsChanged(info.runtimeKey);
-    });
-    this.timers.set(`stale/${key}`, hb.observedMs + this.opts.staleAfterMs - now, () =>
-      this.listener.podTrouble(key),
-    );
-  }
-
-  private addToRuntime(info: PodInfo): void {
-    const list = this.podsByRuntime.get(info.runtimeKey) ?? [];
-    this.podsByRuntime.set(
-      info.runtimeKey,
-      [...list, info].sort((a, b) => (a.name < b.name ? -1 : 1)),
-    );
-  }
-
-  private removeFromRuntime(info: PodInfo): void {
-    const list = (this.podsByRuntime.get(info.runtimeKey) ?? []).filter((p) => p !== info);
-    if (list.length) this.podsByRuntime.set(info.runtimeKey, list);
-    else this.podsByRuntime.delete(info.runtimeKey);
   }
 }
 

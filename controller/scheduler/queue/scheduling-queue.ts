@@ -10,6 +10,7 @@ import { KeyedHeap } from "../../util/heap.ts";
 import type { Timers } from "../../util/timers.ts";
 import type { Status } from "../framework/status.ts";
 import { ParkedPool } from "./parked-pool.ts";
+import { PromisedCapacity } from "./promised-capacity.ts";
 import type { QueuedRun } from "./queued-run.ts";
 
 export type WakeSource = "capacity_released" | "pod_available" | "runtime_changed" | "backoff_done" | "flush";
@@ -29,8 +30,7 @@ export class SchedulingQueue {
     (a, b) => a.notBeforeMs < b.notBeforeMs || (a.notBeforeMs === b.notBeforeMs && a.seq < b.seq),
   );
   private readonly parked = new Map<string, ParkedPool>();
-  /** Per pod: requests of woken Runs not cycled yet (they will claim that freed capacity). */
-  private readonly promised = new Map<string, Record<string, number>>();
+  private readonly promised = new PromisedCapacity();
   private parkedCount = 0;
   private waiter: (() => void) | undefined;
   private nextSeq = 0;
@@ -82,7 +82,7 @@ export class SchedulingQueue {
   pop(): QueuedRun | undefined {
     const qr = this.active.pop();
     if (!qr) return undefined;
-    this.unpromise(qr);
+    this.promised.release(qr);
     this.all.delete(qr.key);
     qr.state = "out";
     return qr;
@@ -139,20 +139,9 @@ export class SchedulingQueue {
   wakeFitting(runtimeKey: string, podKey: string, free: Record<string, number>, source: WakeSource): number {
     const pool = this.parked.get(runtimeKey);
     if (!pool) return 0;
-    const promised = this.promised.get(podKey);
-    const left = { ...free };
-    if (promised) for (const [n, v] of Object.entries(promised)) left[n] = (left[n] ?? 0) - v;
-    const runs = pool.takeFitting(left);
+    const runs = pool.takeFitting(this.promised.left(podKey, free));
     if (runs.length === 0) return 0;
-    const p = promised ?? {};
-    for (const qr of runs) {
-      qr.promisedOn = podKey;
-      for (let i = 0; i < qr.names.length; i++) {
-        const n = qr.names[i] as string;
-        p[n] = (p[n] ?? 0) + (qr.amounts[i] as number);
-      }
-    }
-    this.promised.set(podKey, p);
+    for (const qr of runs) this.promised.promise(podKey, qr);
     return this.wake(runs, runtimeKey, pool, source);
   }
 
@@ -178,23 +167,8 @@ export class SchedulingQueue {
     return runs.length;
   }
 
-  private unpromise(qr: QueuedRun): void {
-    const podKey = qr.promisedOn;
-    if (podKey === undefined) return;
-    qr.promisedOn = undefined;
-    const p = this.promised.get(podKey);
-    if (!p) return;
-    let empty = true;
-    for (let i = 0; i < qr.names.length; i++) {
-      const n = qr.names[i] as string;
-      p[n] = (p[n] ?? 0) - (qr.amounts[i] as number);
-      if (p[n] !== 0) empty = false;
-    }
-    if (empty) this.promised.delete(podKey);
-  }
-
   private detach(qr: QueuedRun): void {
-    this.unpromise(qr);
+    this.promised.release(qr);
     if (qr.state === "active") this.active.remove(qr.key);
     else if (qr.state === "backoff") this.backoff.remove(qr.key);
     else if (qr.state === "parked") {
