@@ -119,7 +119,7 @@ export class NodeAgent {
         find: (ns, pod, container) => this.logSource(ns, pod, container),
       });
     }
-    this.log.info({ node: this.cfg.nodeName, pods: this.informer.size }, "node agent running");
+    this.log.info({ pods: this.informer.size }, "node agent running");
   }
 
   private changed(p: Pod): void {

@@ -48,11 +48,6 @@ export class CriLogWriter {
     this.pending[stream] = Buffer.alloc(0);
   }
 
-  /** A line written by the agent itself (e.g. why a start failed), on stderr. */
-  note(message: string): void {
-    this.emitLine("stderr", Buffer.from(message), false);
-  }
-
   close(): void {
     this.end("stdout");
     this.end("stderr");

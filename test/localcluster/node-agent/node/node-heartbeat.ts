@@ -83,7 +83,7 @@ export class NodeHeartbeat {
         },
         spec: {},
       });
-      this.log.info({ node: name }, "node registered");
+      this.log.info("node registered");
     }
     this.nodeUid = node.metadata.uid ?? "";
     await this.postStatus();

@@ -14,11 +14,10 @@ import type {
   ContainerStatus,
   Pod,
 } from "../api/types.ts";
-import { ContainerConfigError, containerArgv, containerEnv, processEnv } from "../env/container-env.ts";
 import type { PodFacts } from "../env/field-ref.ts";
 import { ContainerProcess, type ProcessExit } from "../runtime/container-process.ts";
-import { MountError, planMounts } from "../runtime/mount-plan.ts";
 import type { VolumeDir } from "../volumes/pod-volumes.ts";
+import { prepareLaunch } from "./container-launch.ts";
 import { ContainerProbes } from "./container-probes.ts";
 import type { PodContext } from "./pod-context.ts";
 
@@ -117,73 +116,31 @@ export class ContainerRuntime {
 
   /** Starts an attempt; false when it could not (waiting reason says why). API errors throw. */
   async start(pod: Pod): Promise<boolean> {
-    const image = this.ctx.images().resolve(this.spec.image ?? "");
-    if (!image) {
-      this.waiting = {
-        reason: "ImageNotMapped",
-        message: `image "${this.spec.image}" is not in the local node agent's image map ${this.ctx.images().file}; add it there`,
-      };
+    const prepared = await prepareLaunch(pod, this.spec, this.sandbox, this.ctx);
+    if (!prepared.ok) {
+      this.waiting = prepared.waiting;
       return false;
     }
-    let vars: Map<string, string>;
-    let binds: ReturnType<typeof planMounts>;
-    try {
-      vars = await containerEnv(pod, this.spec, this.sandbox.facts, this.ctx.objects, this.ctx.service);
-      binds = planMounts(this.spec.volumeMounts ?? [], this.sandbox.volumes, vars);
-    } catch (e) {
-      if (
-        !(
-          e instanceof ContainerConfigError ||
-          e instanceof MountError ||
-          (e as Error).name === "FieldRefError"
-        )
-      )
-        throw e;
-      this.waiting = { reason: "CreateContainerConfigError", message: (e as Error).message };
-      return false;
-    }
-    const env = processEnv(
-      { PATH: this.ctx.defaultPath, HOME: this.ctx.defaultHome, ...image.env },
-      vars,
-      this.sandbox.hostname,
-    );
     if (this.exited) {
       this.previous = this.exited;
       this.exited = undefined;
       this.restartCount++;
     }
-    this.imageID = image.imageID;
+    this.imageID = prepared.imageID;
     this.containerID = `krtlocal://${randomBytes(16).toString("hex")}`;
     this.waiting = {};
     this.restartPending = false;
     this.killMessage = undefined;
-    const attemptDir = join(this.sandbox.podDir, "containers", this.spec.name);
-    const proc = new ContainerProcess(
-      {
-        argv: containerArgv(image, this.spec, vars),
-        env,
-        wrapper: {
-          binds,
-          hostsFile: this.sandbox.hostsFile,
-          hostname: this.sandbox.hostname,
-          workingDir: this.spec.workingDir || image.workingDir,
-          startErrorFile: join(attemptDir, "start-error"),
-        },
-        logFile: this.logFile(this.restartCount),
-        podKey: this.sandbox.podKey,
-        container: this.spec.name,
-      },
-      this.ctx.tools,
-      this.ctx.registry,
-    );
+    const launch = { ...prepared.spec, logFile: this.logFile(this.restartCount) };
+    const proc = new ContainerProcess(launch, this.ctx.tools, this.ctx.registry);
     this.proc = proc;
     this.ctx.log.info(
       { pod: this.sandbox.podKey, container: this.spec.name, pid: proc.pid, restartCount: this.restartCount },
       "container started",
     );
-    this.probes.start(env);
+    this.probes.start(launch.env);
     void proc.exited.then((exit) => this.onExit(proc, exit));
-    if (this.spec.lifecycle?.postStart) void this.probes.postStart(this.spec.lifecycle.postStart, env);
+    if (this.spec.lifecycle?.postStart) void this.probes.postStart(this.spec.lifecycle.postStart, launch.env);
     return true;
   }
 
@@ -200,7 +157,6 @@ export class ContainerRuntime {
     if (!proc?.running) return;
     if (why) {
       if (inStatus) this.killMessage = why;
-      proc.note(`krt-node-agent: stopping container: ${why}`);
       this.ctx.log.info({ pod: this.sandbox.podKey, container: this.spec.name, why }, "killing container");
     }
     this.probes.stop();

@@ -184,7 +184,11 @@ export class PodRuntime {
     for (const c of [...this.init].reverse()) {
       c.restartPending = false;
       if (c.running)
-        await c.kill(this.sandbox.terminationGracePeriodSeconds * 1000, "all app containers completed");
+        await c.kill(
+          this.sandbox.terminationGracePeriodSeconds * 1000,
+          "all app containers completed",
+          false,
+        );
     }
     this.terminal = true;
   }

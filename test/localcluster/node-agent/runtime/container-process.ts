@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import type { Subprocess } from "bun";
 import { CriLogWriter } from "../logs/cri-log-writer.ts";
-import { shellQuote, type WrapperSpec, wrapperScript } from "./mount-plan.ts";
+import { type WrapperSpec, wrapperScript } from "./mount-plan.ts";
 import { groupAlive, type ProcessRegistry, signalGroup } from "./process-registry.ts";
 
 export interface HostTools {
@@ -159,11 +159,4 @@ export class ContainerProcess {
     }
     this.log.end(stream);
   }
-
-  /** A short note in the attempt's log (stderr), e.g. why the agent killed it. */
-  note(message: string): void {
-    this.log.note(message);
-  }
 }
-
-export const describeArgv = (argv: string[]) => argv.map(shellQuote).join(" ");
