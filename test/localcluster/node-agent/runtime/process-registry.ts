@@ -9,6 +9,8 @@ import { join } from "node:path";
 
 interface ProcStat {
   pid: number;
+  /** One letter: R, S, D, Z (zombie), … */
+  state: string;
   pgrp: number;
   startTicks: number;
 }
@@ -18,7 +20,7 @@ export function readProcStat(pid: number): ProcStat | undefined {
     const s = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name may contain spaces and parentheses; fields resume after the last ")".
     const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-    return { pid, pgrp: Number(f[2]), startTicks: Number(f[19]) };
+    return { pid, state: f[0] ?? "", pgrp: Number(f[2]), startTicks: Number(f[19]) };
   } catch {
     return undefined;
   }
@@ -77,7 +79,10 @@ export class ProcessRegistry {
       const leader = procs.find((p) => p.pid === r.pgid);
       const sameLeader = leader !== undefined && leader.startTicks === r.startTicks;
       const members = procs.filter(
-        (p) => p.pgrp === r.pgid && (sameLeader || (leader === undefined && p.startTicks >= r.startTicks)),
+        (p) =>
+          p.pgrp === r.pgid &&
+          p.state !== "Z" &&
+          (sameLeader || (leader === undefined && p.startTicks >= r.startTicks)),
       );
       for (const m of members) {
         try {
@@ -102,12 +107,15 @@ export function signalGroup(pgid: number, sig: NodeJS.Signals): boolean {
   }
 }
 
-/** True while any process of the group exists (members may outlive the leader). */
+/**
+ * True while a live process of the group exists (members may outlive the leader). Zombies do not
+ * count: orphans are reparented to PID 1, which on some hosts reaps them late.
+ */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch {
     return false;
   }
+  return allProcesses().some((p) => p.pgrp === pgid && p.state !== "Z");
 }
