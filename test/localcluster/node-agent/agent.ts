@@ -18,6 +18,7 @@ import { PodStatusWriter } from "./pods/pod-status-writer.ts";
 import { PodSyncer } from "./pods/pod-syncer.ts";
 import { WorkQueue } from "./queue/work-queue.ts";
 import { findHostTools } from "./runtime/container-process.ts";
+import { acquireInstanceLock } from "./runtime/instance-lock.ts";
 import { ProcessRegistry } from "./runtime/process-registry.ts";
 import { ServiceAccountTokens } from "./volumes/service-account-tokens.ts";
 
@@ -86,6 +87,17 @@ export class NodeAgent {
   }
 
   async start(): Promise<void> {
+    acquireInstanceLock(this.cfg.stateDir);
+    // The log port first: if it cannot be bound, fail before any container runs.
+    if (this.cfg.kubeletPort) {
+      this.logServer = startLogServer({
+        port: this.cfg.kubeletPort,
+        certFile: this.cfg.servingCertFile,
+        keyFile: this.cfg.servingKeyFile,
+        caFile: this.cfg.clientCaFile,
+        find: (ns, pod, container) => this.logSource(ns, pod, container),
+      });
+    }
     const left = this.registry.killLeftovers();
     if (left.length) this.log.info({ groups: left.length }, "killed processes left by a previous agent");
     await this.heartbeat.register();
@@ -110,15 +122,6 @@ export class NodeAgent {
     this.resync = setInterval(() => {
       for (const uid of this.syncer.keys()) this.queue.add(uid);
     }, this.cfg.podResyncMs);
-    if (this.cfg.kubeletPort) {
-      this.logServer = startLogServer({
-        port: this.cfg.kubeletPort,
-        certFile: this.cfg.servingCertFile,
-        keyFile: this.cfg.servingKeyFile,
-        caFile: this.cfg.clientCaFile,
-        find: (ns, pod, container) => this.logSource(ns, pod, container),
-      });
-    }
     this.log.info({ pods: this.informer.size }, "node agent running");
   }
 
