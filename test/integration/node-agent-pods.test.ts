@@ -2,8 +2,8 @@
  * More of the local node agent on the real control plane: an in-cluster client authenticates with
  * the projected service-account token, ConfigMap/Secret/downwardAPI volumes arrive, `previous`
  * and `follow` logs work through the apiserver, a native sidecar ends with its Job-like pod,
- * unknown images and missing programs get kubelet's waiting/terminated reasons, and a steady pod's
- * status is not rewritten.
+ * unknown images and missing programs get kubelet's waiting/terminated reasons, activeDeadlineSeconds
+ * fails a pod, and a steady pod's status is not rewritten.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { path, R } from "@kruntimes/kube";
@@ -198,6 +198,23 @@ suite("local node agent: pods", () => {
     );
     expect(term).toMatchObject({ exitCode: 128, reason: "StartError" });
     expect((await getPod("missing-program")).status?.phase).toBe("Failed");
+  });
+
+  test("activeDeadlineSeconds stops the pod and fails it with DeadlineExceeded", async () => {
+    await client.create(path(R.pods, ns), {
+      metadata: { name: "deadline" },
+      spec: {
+        activeDeadlineSeconds: 2,
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: "c", image: "busybox", command: ["sleep", "3600"] }],
+      },
+    });
+    const p = await eventually("deadline Failed", async () => {
+      const p = await getPod("deadline");
+      return p.status?.phase === "Failed" ? p : undefined;
+    });
+    expect((p.status as { reason?: string }).reason).toBe("DeadlineExceeded");
+    expect(p.status?.containerStatuses?.[0]?.state.terminated).toBeDefined();
   });
 
   test("a steady pod's status is not rewritten (probes run, nothing changes)", async () => {

@@ -40,6 +40,8 @@ export class PodRuntime {
   /** Set when a deletion (or vanishing) began stopping the pod; resolves when all processes are gone. */
   stopping: Promise<void> | undefined;
   stopped = false;
+  /** spec.activeDeadlineSeconds passed: the pod was stopped and is Failed with DeadlineExceeded. */
+  deadlineExceeded = false;
   /** All regular init containers completed and sidecars started once; they never gate again. */
   initDone: boolean;
   private lastVolumeSync = 0;

@@ -18,6 +18,7 @@ export function buildStatus(rt: PodRuntime, pod: Pod, now = apiTime()): PodStatu
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const prior = pod.status ?? {};
   let phase = podPhase(pod.spec, init, app, rt.stopped);
+  if (rt.deadlineExceeded && rt.stopped) phase = "Failed";
   if (isTerminalPhase(prior.phase)) phase = prior.phase!;
   const ip = rt.ip;
   const status: PodStatus = {
@@ -41,6 +42,10 @@ export function buildStatus(rt: PodRuntime, pod: Pod, now = apiTime()): PodStatu
     containerStatuses: app,
   };
   if (init.length) status.initContainerStatuses = init;
+  if (rt.deadlineExceeded) {
+    status.reason = "DeadlineExceeded";
+    status.message = "Pod was active on the node longer than the specified deadline";
+  }
   return status;
 }
 
@@ -49,6 +54,8 @@ export function statusFingerprint(s: PodStatus | undefined): string {
   if (!s) return "";
   const pick = {
     phase: s.phase,
+    reason: s.reason,
+    message: s.message,
     conditions: [...(s.conditions ?? [])]
       .map((c) => ({
         t: c.type,

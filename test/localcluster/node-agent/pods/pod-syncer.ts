@@ -102,9 +102,24 @@ export class PodSyncer {
       rt = this.create(pod);
     }
     if (pod.metadata.deletionTimestamp) return this.terminate(rt, pod);
+    const deadlineIn = this.deadlineRemainingMs(rt, pod);
+    if (deadlineIn !== undefined && deadlineIn <= 0 && !rt.terminal) {
+      rt.deadlineExceeded = true;
+      const grace = (pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
+      rt.stopping ??= stopPod(rt, grace, true, "the pod's activeDeadlineSeconds passed").then(() =>
+        this.d.ctx.enqueue(uid),
+      );
+    }
     const next = await rt.drive(pod, this.d.resyncMs);
     await this.d.writer.write(rt, pod);
-    return { requeueAfterMs: next };
+    return { requeueAfterMs: deadlineIn !== undefined && deadlineIn > 0 ? Math.min(next, deadlineIn) : next };
+  }
+
+  /** Time left before spec.activeDeadlineSeconds (counted from status.startTime), if the pod has one. */
+  private deadlineRemainingMs(rt: PodRuntime, pod: Pod): number | undefined {
+    const secs = pod.spec.activeDeadlineSeconds;
+    if (secs === undefined) return undefined;
+    return Date.parse(pod.status?.startTime ?? rt.startTime) + secs * 1000 - Date.now();
   }
 
   private create(pod: Pod): PodRuntime {

@@ -9,7 +9,9 @@ describe("instance lock", () => {
     const other = Bun.spawn(["sleep", "30"], { stdio: ["ignore", "ignore", "ignore"] });
     await Bun.sleep(20);
     acquireInstanceLock(dir, other.pid);
-    expect(() => acquireInstanceLock(dir)).toThrow(`another node agent (pid ${other.pid}) is running on ${dir}`);
+    expect(() => acquireInstanceLock(dir)).toThrow(
+      `another node agent (pid ${other.pid}) is running on ${dir}`,
+    );
     other.kill("SIGKILL");
     await other.exited;
     acquireInstanceLock(dir);
