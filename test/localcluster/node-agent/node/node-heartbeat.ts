@@ -5,9 +5,9 @@
  */
 import { isConflict, isNotFound, type KubeClient, path, R } from "@kruntimes/kube";
 import type { Logger } from "pino";
+import { apiTime } from "../api/api-time.ts";
 import type { AgentConfig } from "../config.ts";
-
-const KUBELET_VERSION = "v1.37.2";
+import { nodeLabels, nodeStatus } from "./node-status.ts";
 
 function microTime(): string {
   return new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -16,51 +16,13 @@ function microTime(): string {
 export class NodeHeartbeat {
   private timers: Timer[] = [];
   private nodeUid = "";
+  private readonly since = apiTime();
 
   constructor(
     private readonly cfg: AgentConfig,
     private readonly client: KubeClient,
     private readonly log: Logger,
   ) {}
-
-  private status() {
-    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-    const c = (type: string, status: string, reason: string, message: string) => ({
-      type,
-      status,
-      reason,
-      message,
-      lastHeartbeatTime: now,
-    });
-    const resources = { ...this.cfg.allocatable, "ephemeral-storage": "100Gi" };
-    return {
-      capacity: resources,
-      allocatable: resources,
-      addresses: [
-        { type: "InternalIP", address: "127.0.0.1" },
-        { type: "Hostname", address: this.cfg.nodeName },
-      ],
-      daemonEndpoints: { kubeletEndpoint: { Port: this.cfg.kubeletPort } },
-      nodeInfo: {
-        machineID: "krt-local",
-        systemUUID: "krt-local",
-        bootID: "krt-local",
-        kernelVersion: "local",
-        osImage: "kruntimes local node agent (host processes)",
-        containerRuntimeVersion: "krtlocal://0.1.0",
-        kubeletVersion: KUBELET_VERSION,
-        kubeProxyVersion: "",
-        operatingSystem: "linux",
-        architecture: process.arch === "x64" ? "amd64" : process.arch,
-      },
-      conditions: [
-        c("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        c("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        c("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        c("Ready", "True", "KubeletReady", "local node agent is posting ready status"),
-      ],
-    };
-  }
 
   async register(): Promise<void> {
     const name = this.cfg.nodeName;
@@ -74,12 +36,7 @@ export class NodeHeartbeat {
         kind: "Node",
         metadata: {
           name,
-          labels: {
-            "kubernetes.io/hostname": name,
-            "kubernetes.io/os": "linux",
-            "kubernetes.io/arch": "amd64",
-            "kruntimes.io/local-node-agent": "true",
-          },
+          labels: nodeLabels(name),
         },
         spec: {},
       });
@@ -93,7 +50,14 @@ export class NodeHeartbeat {
   async postStatus(): Promise<void> {
     await this.client.patch(
       path(R.nodes, undefined, this.cfg.nodeName, "status"),
-      { status: this.status() },
+      {
+        status: nodeStatus({
+          nodeName: this.cfg.nodeName,
+          kubeletPort: this.cfg.kubeletPort,
+          allocatable: this.cfg.allocatable,
+          since: this.since,
+        }),
+      },
       "strategic",
     );
   }
