@@ -90,6 +90,8 @@ export class ContainerRuntime {
   seed(st: ContainerStatus): void {
     this.restartCount = st.restartCount;
     this.imageID = st.imageID;
+    // It ran before: it is not being created any more, whatever happens next.
+    if (st.state.terminated || st.state.running || st.lastState.terminated) this.waiting = {};
     if (st.state.terminated) {
       this.exited = st.state.terminated;
       this.previous = st.lastState.terminated;
