@@ -70,15 +70,18 @@ export class IpAllocator {
     return true;
   }
 
-  /** The owner's address, allocating the next free one round-robin. */
-  allocate(owner: string): string {
+  /**
+   * The owner's address, allocating the next free one round-robin; addresses for which `taken`
+   * says true (something on the host already listens there) are skipped.
+   */
+  allocate(owner: string, taken: (ip: string) => boolean = () => false): string {
     for (const [n, o] of this.owners) if (o === owner) return intToIp(n);
     const size = this.range.last - this.range.first + 1;
     for (let i = 0; i < size; i++) {
       const n = this.next;
       this.next = n >= this.range.last ? this.range.first : n + 1;
       // The host's own address is never a pod's.
-      if (!this.owners.has(n) && n !== HOST_LOOPBACK) {
+      if (!this.owners.has(n) && n !== HOST_LOOPBACK && !taken(intToIp(n))) {
         this.owners.set(n, owner);
         return intToIp(n);
       }

@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Pod } from "../api/types.ts";
+import { boundAddresses } from "../network/bound-addresses.ts";
 import type { IpAllocator } from "../network/ip-allocator.ts";
 import type { SyncResult } from "../queue/work-queue.ts";
 import type { ServiceAccountTokens } from "../volumes/service-account-tokens.ts";
@@ -125,7 +126,11 @@ export class PodSyncer {
   private create(pod: Pod): PodRuntime {
     const uid = pod.metadata.uid!;
     const prior = pod.status?.podIP;
-    const ip = prior && this.d.ips.reserve(prior, uid) ? prior : this.d.ips.allocate(uid);
+    let ip = prior && this.d.ips.reserve(prior, uid) ? prior : undefined;
+    if (!ip) {
+      const bound = boundAddresses();
+      ip = this.d.ips.allocate(uid, (a) => bound.has(a));
+    }
     const dir = this.podDir(pod);
     mkdirSync(dir, { recursive: true });
     const rt = new PodRuntime(pod, ip, dir, this.d.ctx);
