@@ -151,7 +151,7 @@ export class PodRuntime {
       if (this.initDone || c.succeeded) continue;
       if (c.running) return next;
       if (c.exited && policy === "Never") {
-        await this.finish();
+        this.finish();
         return next;
       }
       c.restartPending = c.exited !== undefined;
@@ -177,21 +177,21 @@ export class PodRuntime {
       want(await this.startOrWait(c, pod));
     }
     // Every app container is done for good: stop the sidecars, the pod is terminal.
-    if (active === 0) await this.finish();
+    if (active === 0) this.finish();
     return next;
   }
 
-  /** Stops the sidecars (reverse order) after the app containers completed. */
-  private async finish(): Promise<void> {
-    for (const c of [...this.init].reverse()) {
-      c.restartPending = false;
-      if (c.running)
-        await c.kill(
-          this.sandbox.terminationGracePeriodSeconds * 1000,
-          "all app containers completed",
-          false,
-        );
-    }
+  /**
+   * The pod is done: nothing starts again, and the sidecars are stopped in reverse order. That
+   * runs beside the sync (their exits sync the pod again), so the status says so meanwhile.
+   */
+  private finish(): void {
     this.terminal = true;
+    const sidecars = [...this.init].reverse();
+    for (const c of sidecars) c.restartPending = false;
+    const grace = this.sandbox.terminationGracePeriodSeconds * 1000;
+    void (async () => {
+      for (const c of sidecars) if (c.running) await c.kill(grace, "all app containers completed", false);
+    })();
   }
 }
