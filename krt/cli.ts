@@ -1,0 +1,41 @@
+/** The krt command set: one place that registers every command (used by main.ts and gen-docs.ts). */
+import { Builtins, Cli } from "clipanion";
+import { buildInfo } from "./build-info.ts";
+import { CancelCommand } from "./commands/cancel.ts";
+import { CompletionCommand } from "./commands/completion.ts";
+import { DeleteCommand } from "./commands/delete.ts";
+import { DescribeCommand } from "./commands/describe.ts";
+import { GetCommand } from "./commands/get.ts";
+import { ListCommand } from "./commands/list.ts";
+import { RunCommand } from "./commands/run.ts";
+import { RuntimeGetCommand } from "./commands/runtime-get.ts";
+import { RuntimeListCommand } from "./commands/runtime-list.ts";
+import { VersionCommand } from "./commands/version.ts";
+import { WaitCommand } from "./commands/wait.ts";
+import type { KrtContext } from "./context.ts";
+
+export const COMMANDS = [
+  RunCommand,
+  GetCommand,
+  ListCommand,
+  DescribeCommand,
+  WaitCommand,
+  CancelCommand,
+  DeleteCommand,
+  RuntimeListCommand,
+  RuntimeGetCommand,
+  VersionCommand,
+  CompletionCommand,
+] as const;
+
+export function createCli(): Cli<KrtContext> {
+  const cli = new Cli<KrtContext>({
+    binaryLabel: "krt — kruntimes CLI",
+    binaryName: "krt",
+    binaryVersion: buildInfo.version,
+    enableColors: false,
+  });
+  for (const c of COMMANDS) cli.register(c);
+  cli.register(Builtins.HelpCommand);
+  return cli;
+}

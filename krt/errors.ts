@@ -1,0 +1,101 @@
+/**
+ * The CLI's one error type: a message that says what went wrong, a hint that says what to do,
+ * and the exit code from `exit-codes.ts`. `CliError.from(unknown)` maps every other error here.
+ */
+import { KubeconfigError, KubeError } from "@kruntimes/kube";
+import { UsageError } from "clipanion";
+import { ExitCode } from "./exit-codes.ts";
+
+export class CliError extends Error {
+  override name = "CliError";
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+
+  static usage(message: string, hint?: string): CliError {
+    return new CliError(ExitCode.Usage, message, hint);
+  }
+
+  static from(e: unknown): CliError {
+    if (e instanceof CliError) return e;
+    if (e instanceof UsageError) return CliError.usage(e.message, "see `krt <command> --help`");
+    if (e instanceof KubeconfigError) return new CliError(ExitCode.Config, e.message);
+    if (e instanceof KubeError) return fromKube(e);
+    if (isConnectionError(e)) {
+      const msg = e instanceof Error ? e.message : String(e);
+      return new CliError(
+        ExitCode.Unavailable,
+        `cannot reach the cluster: ${msg}`,
+        "check that the cluster is running and that --kubeconfig/--context (or KUBECONFIG) point at it",
+      );
+    }
+    if (e instanceof Error && e.name === "AbortError")
+      return new CliError(ExitCode.Unavailable, "the request to the cluster was aborted (timed out)");
+    return new CliError(ExitCode.Internal, e instanceof Error ? (e.stack ?? e.message) : String(e));
+  }
+}
+
+/** `POST /apis/kruntimes.io/v1alpha1/namespaces/x/runs` → `create runs.kruntimes.io in namespace x`. */
+export function describeRequest(method: string, path: string): string {
+  const verbs: Record<string, string> = {
+    GET: "get",
+    POST: "create",
+    PUT: "update",
+    PATCH: "patch",
+    DELETE: "delete",
+    WATCH: "watch",
+  };
+  const m = /^\/apis?\/(?:([^/]+)\/)?v[^/]+(?:\/namespaces\/([^/]+))?\/([^/?]+)(?:\/([^/?]+))?(?:\/([^/?]+))?/.exec(
+    path,
+  );
+  const verb = verbs[method] ?? method.toLowerCase();
+  if (!m) return `${verb} ${path}`;
+  const group = path.startsWith("/apis/") ? m[1] : undefined;
+  const resource = group ? `${m[3]}.${group}` : m[3];
+  const sub = m[5] ? `/${m[5]}` : "";
+  const name = m[4] ? ` "${decodeURIComponent(m[4])}"` : "";
+  const ns = m[2] ? ` in namespace "${decodeURIComponent(m[2])}"` : "";
+  const listVerb = method === "GET" && !m[4] ? "list" : verb;
+  return `${listVerb} ${resource}${sub}${name}${ns}`;
+}
+
+function fromKube(e: KubeError): CliError {
+  const what = describeRequest(e.method, e.path);
+  switch (e.code) {
+    case 401:
+      return new CliError(
+        ExitCode.Forbidden,
+        `not authenticated: the API server refused the credentials (${what})`,
+        "check the user of your kubeconfig context; the token or certificate may have expired",
+      );
+    case 403:
+      return new CliError(
+        ExitCode.Forbidden,
+        `forbidden: you may not ${what}: ${e.message}`,
+        "ask a cluster admin for a Role granting that verb on that resource, or use another --context",
+      );
+    case 404:
+      return new CliError(ExitCode.NotFound, `not found: ${e.message}`);
+    case 409:
+      return new CliError(ExitCode.Conflict, `conflict: ${e.message}`);
+    case 400:
+    case 422:
+      return new CliError(ExitCode.Invalid, `rejected by the API server: ${e.message}`);
+    default:
+      return new CliError(ExitCode.Internal, `${what} failed: HTTP ${e.code}: ${e.message}`);
+  }
+}
+
+function isConnectionError(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: string }).code ?? "";
+  return (
+    /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ConnectionRefused|FailedToOpenSocket|ConnectionClosed|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_CERT_ALTNAME_INVALID|CERT_HAS_EXPIRED)$/.test(
+      code,
+    ) || /Unable to connect|ECONNREFUSED|socket connection was closed/i.test(e.message)
+  );
+}

@@ -1,0 +1,105 @@
+/**
+ * Turns `krt run` flags into a task Run, checking the flag combinations the API would reject
+ * (so the user hears it from the CLI, with the flag names) and the ones only the CLI has.
+ */
+import { API_VERSION, Annotations, Limits, RUN_KIND, type Run, type RunSpec } from "@kruntimes/api";
+import { CliError } from "../errors.ts";
+import { isDuration, parseDurationMs } from "./duration.ts";
+
+export interface RunFlags {
+  runtime?: string;
+  /** Positional arguments after `--`. */
+  args: string[];
+  /** The `--file` path as given (`-` is stdin); `script` carries its contents. */
+  file?: string;
+  script?: string;
+  entrypoint?: string;
+  env: string[];
+  timeout?: string;
+  retries?: string;
+  ttl?: string;
+  name?: string;
+}
+
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Checks flag combinations before any file is read or request sent. */
+export function checkRunFlags(f: RunFlags): void {
+  if (!f.runtime) throw CliError.usage("--runtime is required", "list the Runtimes with `krt runtime list`");
+  if (f.file !== undefined && f.entrypoint !== undefined)
+    throw CliError.usage(
+      "--file and --entrypoint exclude each other: --file sends a standalone inline script, --entrypoint names a script file in the runtime container",
+      "pass values to an inline script with --env, or drop --file and name the script with --entrypoint",
+    );
+  if (f.file !== undefined && f.args.length > 0)
+    throw CliError.usage(
+      `--file takes no arguments after --, got: ${f.args.join(" ")}`,
+      "pass values to an inline script with --env K=V",
+    );
+  if (f.file === undefined && f.entrypoint === undefined && f.args.length === 0)
+    throw CliError.usage(
+      "nothing to run: give --file <script> (or - for stdin), --entrypoint <path> [-- args…], or -- <shell command>…",
+      "e.g. krt run --runtime bash -- 'echo hello'",
+    );
+  if (f.name !== undefined && !NAME.test(f.name))
+    throw CliError.usage(`--name "${f.name}" is not a valid name: lower-case letters, digits, '-' and '.'`);
+  if (f.timeout !== undefined && !isDuration(f.timeout))
+    throw CliError.usage(`--timeout "${f.timeout}" is not a duration`, "e.g. --timeout 30s, 5m, 1h30m");
+  if (f.retries !== undefined) retriesOf(f.retries);
+  if (f.ttl !== undefined) ttlSecondsOf(f.ttl);
+  for (const e of f.env) envOf(e);
+}
+
+export function buildRun(f: RunFlags, namespace: string, createdMicros: number): Run {
+  checkRunFlags(f);
+  const runtime = f.runtime as string;
+  const spec: RunSpec = { runtime, mode: { task: {} } };
+  if (f.script !== undefined) {
+    if (f.script.length === 0) throw CliError.usage(`--file ${f.file}: the script is empty`);
+    if (f.script.length > Limits.inlineSourceLength)
+      throw CliError.usage(
+        `--file ${f.file}: the script has ${f.script.length} characters, more than the ${Limits.inlineSourceLength} an inline source may hold`,
+      );
+    spec.source = { inline: f.script };
+  } else {
+    if (f.entrypoint !== undefined) spec.mode = { task: { entrypoint: f.entrypoint } };
+    if (f.args.length > 0) spec.mode = { task: { ...spec.mode.task, args: f.args } };
+  }
+  if (f.env.length > 0) spec.env = f.env.map(envOf);
+  if (f.timeout !== undefined) spec.timeout = f.timeout;
+  if (f.retries !== undefined) spec.retryPolicy = { maxAttempts: retriesOf(f.retries) + 1 };
+  if (f.ttl !== undefined) spec.ttlSecondsAfterFinished = ttlSecondsOf(f.ttl);
+  return {
+    apiVersion: API_VERSION,
+    kind: RUN_KIND,
+    metadata: {
+      ...(f.name ? { name: f.name } : { generateName: `${runtime}-` }),
+      namespace,
+      annotations: { [Annotations.createdMicros]: String(createdMicros) },
+    },
+    spec,
+  };
+}
+
+function envOf(kv: string): { name: string; value: string } {
+  const eq = kv.indexOf("=");
+  const name = eq < 0 ? kv : kv.slice(0, eq);
+  if (eq < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw CliError.usage(`--env "${kv}" is not NAME=VALUE`, "e.g. --env GREETING=hello (repeat --env for more)");
+  return { name, value: kv.slice(eq + 1) };
+}
+
+function retriesOf(s: string): number {
+  const n = Number(s);
+  if (!/^[0-9]+$/.test(s) || n > Limits.maxAttempts - 1)
+    throw CliError.usage(`--retries "${s}" must be a whole number from 0 to ${Limits.maxAttempts - 1}`);
+  return n;
+}
+
+/** `--ttl` takes seconds (`300`) or a duration (`5m`). */
+function ttlSecondsOf(s: string): number {
+  const n = /^[0-9]+$/.test(s) ? Number(s) : (parseDurationMs(s) ?? Number.NaN) / 1000;
+  if (!Number.isFinite(n) || n > Limits.ttlSeconds || !Number.isInteger(n))
+    throw CliError.usage(`--ttl "${s}" must be whole seconds (e.g. 300) or a duration (e.g. 10m, 1h)`);
+  return n;
+}

@@ -1,0 +1,130 @@
+/**
+ * `krt describe`: the spec, the status, a microsecond timing breakdown of the current attempt
+ * (scheduled − created, started − scheduled, finished − started), conditions and events.
+ */
+import { type Run, runModeOf } from "@kruntimes/api";
+import { humanAge, humanMicros } from "../output/age.ts";
+import { renderTable } from "../output/table.ts";
+
+export interface KubeEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  lastTimestamp?: string;
+  eventTime?: string;
+  firstTimestamp?: string;
+  metadata: { creationTimestamp?: string };
+}
+
+export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: number): string {
+  const out: string[] = [];
+  const line = (k: string, v: string | number | undefined, indent = 0) => {
+    if (v !== undefined && v !== "") out.push(`${" ".repeat(indent)}${`${k}:`.padEnd(22 - indent)}${v}`);
+  };
+  const m = run.metadata;
+  const spec = run.spec;
+  const s = run.status ?? {};
+  line("Name", m.name);
+  line("Namespace", m.namespace);
+  line("Created", m.creationTimestamp ? `${m.creationTimestamp} (${humanAge(m.creationTimestamp, nowMs)} ago)` : "");
+  out.push("Spec:");
+  line("Runtime", spec.runtime, 2);
+  line("Mode", runModeOf(spec), 2);
+  if (spec.source?.inline) line("Inline script", `${spec.source.inline.length} characters`, 2);
+  line("Entrypoint", spec.mode.task?.entrypoint, 2);
+  if (spec.mode.task?.args?.length) line("Args", JSON.stringify(spec.mode.task.args), 2);
+  if (spec.env?.length) line("Env", spec.env.map((e) => `${e.name}=${e.value}`).join(" "), 2);
+  line("Timeout", spec.timeout, 2);
+  line("Max attempts", spec.retryPolicy?.maxAttempts, 2);
+  line("TTL after finish", spec.ttlSecondsAfterFinished !== undefined ? `${spec.ttlSecondsAfterFinished}s` : "", 2);
+  line("Termination", spec.termination?.mode, 2);
+  out.push("Status:");
+  line("Phase", s.phase ?? "Pending", 2);
+  line("Reason", s.reason, 2);
+  line("Waiting reason", s.waitingReason, 2);
+  line("Message", s.message, 2);
+  line("Attempt", s.attempt, 2);
+  if (s.assignment) line("Pod", `${s.assignment.pod} (uid ${s.assignment.podUID}, attempt ${s.assignment.attempt})`, 2);
+  line("Node", s.assignment?.node, 2);
+  line("Exit code", s.exitCode, 2);
+  line("Signal", s.signal, 2);
+  if (s.outputs && Object.keys(s.outputs).length)
+    line("Outputs", Object.entries(s.outputs).map(([k, v]) => `${k}=${v}`).join(" "), 2);
+  out.push("Timing (current attempt):", ...timingLines(run));
+  out.push("Conditions:");
+  const conds = s.conditions ?? [];
+  if (conds.length === 0) out.push("  <none>");
+  else
+    out.push(
+      indent(
+        renderTable(
+          conds,
+          [
+            { header: "TYPE", value: (c) => c.type },
+            { header: "STATUS", value: (c) => c.status },
+            { header: "REASON", value: (c) => c.reason ?? "" },
+            { header: "AGE", value: (c) => humanAge(c.lastTransitionTime, nowMs) },
+            { header: "MESSAGE", value: (c) => c.message ?? "" },
+          ],
+          false,
+        ),
+      ),
+    );
+  if (s.stdoutTail) out.push("Stdout (tail):", indent(s.stdoutTail.trimEnd()));
+  if (s.stderrTail) out.push("Stderr (tail):", indent(s.stderrTail.trimEnd()));
+  out.push("Events:");
+  if (events.length === 0) out.push("  <none>");
+  else
+    out.push(
+      indent(
+        renderTable(
+          events,
+          [
+            { header: "TYPE", value: (e) => e.type ?? "" },
+            { header: "REASON", value: (e) => e.reason ?? "" },
+            { header: "AGE", value: (e) => humanAge(eventTime(e), nowMs) },
+            { header: "COUNT", value: (e) => String(e.count ?? 1) },
+            { header: "MESSAGE", value: (e) => e.message ?? "" },
+          ],
+          false,
+        ),
+      ),
+    );
+  return out.join("\n");
+}
+
+export function eventTime(e: KubeEvent): string | undefined {
+  return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp;
+}
+
+function timingLines(run: Run): string[] {
+  const t = run.status?.timing ?? {};
+  const created = t.createdMicros;
+  const stamps: [string, number | undefined][] = [
+    ["created", created],
+    ["scheduled", t.scheduledMicros],
+    ["started", t.startedMicros],
+    ["finished", t.finishedMicros],
+    ["reported", t.reportedMicros],
+  ];
+  const lines: string[] = [];
+  for (const [k, v] of stamps)
+    if (v !== undefined) lines.push(`  ${`${k}:`.padEnd(20)}${new Date(v / 1000).toISOString()} (${v}µs)`);
+  const span = (label: string, a?: number, b?: number) => {
+    if (a !== undefined && b !== undefined) lines.push(`  ${`${label}:`.padEnd(20)}${humanMicros(b - a)}`);
+  };
+  span("schedule (sch−cre)", created, t.scheduledMicros);
+  span("start (sta−sch)", t.scheduledMicros, t.startedMicros);
+  span("execute (fin−sta)", t.startedMicros, t.finishedMicros);
+  span("report (rep−fin)", t.finishedMicros, t.reportedMicros);
+  span("total (fin−cre)", created, t.finishedMicros);
+  return lines.length ? lines : ["  <none>"];
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+}
