@@ -12,7 +12,9 @@ export abstract class KrtCommand extends Command<KrtContext> {
   kubeconfig = Option.String("--kubeconfig", {
     description: "Path of the kubeconfig file (default: $KUBECONFIG, in-cluster, then ~/.kube/config)",
   });
-  kubeContext = Option.String("--context", { description: "Kubeconfig context to use (default: current-context)" });
+  kubeContext = Option.String("--context", {
+    description: "Kubeconfig context to use (default: current-context)",
+  });
   namespace = Option.String("-n,--namespace", {
     description: "Namespace to act in (default: the context's namespace)",
   });
@@ -49,7 +51,10 @@ export abstract class KrtCommand extends Command<KrtContext> {
   /** Commands that act on one object reject -A. */
   protected oneNamespace(opts: GlobalOptions): void {
     if (opts.allNamespaces)
-      throw CliError.usage(`-A/--all-namespaces does not apply to "krt ${this.path.join(" ")}"`, "use -n <namespace>");
+      throw CliError.usage(
+        `-A/--all-namespaces does not apply to "krt ${this.path.join(" ")}"`,
+        "use -n <namespace>",
+      );
   }
 
   protected print(text: string): void {

@@ -49,9 +49,10 @@ export function describeRequest(method: string, path: string): string {
     DELETE: "delete",
     WATCH: "watch",
   };
-  const m = /^\/apis?\/(?:([^/]+)\/)?v[^/]+(?:\/namespaces\/([^/]+))?\/([^/?]+)(?:\/([^/?]+))?(?:\/([^/?]+))?/.exec(
-    path,
-  );
+  const m =
+    /^\/apis?\/(?:([^/]+)\/)?v[^/]+(?:\/namespaces\/([^/]+))?\/([^/?]+)(?:\/([^/?]+))?(?:\/([^/?]+))?/.exec(
+      path,
+    );
   const verb = verbs[method] ?? method.toLowerCase();
   if (!m) return `${verb} ${path}`;
   const group = path.startsWith("/apis/") ? m[1] : undefined;

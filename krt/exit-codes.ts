@@ -41,7 +41,8 @@ export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
   [ExitCode.Unavailable]: "The cluster is unreachable (connection refused, DNS, TLS).",
   [ExitCode.Internal]: "Unexpected error inside krt.",
   [ExitCode.WaitTimeout]: "`--timeout` of `krt wait`/`krt run --wait` passed before the Run ended.",
-  [ExitCode.Forbidden]: "The API server denied the request (HTTP 401/403); the message names the verb and resource.",
+  [ExitCode.Forbidden]:
+    "The API server denied the request (HTTP 401/403); the message names the verb and resource.",
   [ExitCode.Config]: "No usable kubeconfig or context.",
   [ExitCode.Conflict]: "The object already exists or changed concurrently (HTTP 409).",
   [ExitCode.RunFailed]: "The waited-for Run ended Failed without an exit code of its own (or with 0).",

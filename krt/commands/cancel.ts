@@ -1,5 +1,5 @@
 /** `krt cancel <run>`: ask the Run to stop now (`spec.termination.mode: Immediate`, merge patch). */
-import { type Run, RunResource, TerminationMode, isTerminalPhase } from "@kruntimes/api";
+import { isTerminalPhase, type Run, RunResource, TerminationMode } from "@kruntimes/api";
 import { path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
@@ -23,7 +23,9 @@ export class CancelCommand extends KrtCommand {
     const { client, namespace } = this.connect(opts);
     const run = await getRun(client, namespace, this.runName);
     if (isTerminalPhase(run.status?.phase)) {
-      this.context.stderr.write(`run ${this.runName} already ended (${run.status?.phase}); nothing to cancel\n`);
+      this.context.stderr.write(
+        `run ${this.runName} already ended (${run.status?.phase}); nothing to cancel\n`,
+      );
       return undefined;
     }
     await client.patch<Run>(

@@ -10,7 +10,8 @@ export class CompletionCommand extends KrtCommand {
   static override usage = Command.Usage({
     category: "General",
     description: "Print a shell completion script",
-    details: "Completes commands, their flags and, for commands taking a Run, the Run names of the namespace.",
+    details:
+      "Completes commands, their flags and, for commands taking a Run, the Run names of the namespace.",
     examples: [
       ["Enable for bash in this shell", "source <(krt completion bash)"],
       ["Install for zsh", 'krt completion zsh > "${fpath[1]}/_krt"'],
@@ -21,13 +22,21 @@ export class CompletionCommand extends KrtCommand {
 
   async run(_opts: GlobalOptions): Promise<number | undefined> {
     const commands: CompletionEntry[] = this.cli.definitions().map((d) => ({
-      path: d.path.replace(/^krt\s*/, "").split(" ").filter((w) => /^[a-z]/.test(w)).join(" "),
+      path: d.path
+        .replace(/^krt\s*/, "")
+        .split(" ")
+        .filter((w) => /^[a-z]/.test(w))
+        .join(" "),
       flags: d.options.flatMap((o) => o.definition.split(/[ ,]+/).filter((w) => w.startsWith("-"))),
       takesRun: /<run>/.test(d.path),
     }));
     if (this.shell === "bash") this.print(bashCompletion(commands));
     else if (this.shell === "zsh") this.print(zshCompletion(commands));
-    else throw CliError.usage(`unsupported shell "${this.shell}"`, "use `krt completion bash` or `krt completion zsh`");
+    else
+      throw CliError.usage(
+        `unsupported shell "${this.shell}"`,
+        "use `krt completion bash` or `krt completion zsh`",
+      );
     return undefined;
   }
 }

@@ -15,7 +15,9 @@ export class DeleteCommand extends KrtCommand {
     examples: [["Delete two Runs", "krt delete bash-x7k2p bash-q9w3e"]],
   });
 
-  ignoreNotFound = Option.Boolean("--ignore-not-found", false, { description: "Succeed when a Run does not exist" });
+  ignoreNotFound = Option.Boolean("--ignore-not-found", false, {
+    description: "Succeed when a Run does not exist",
+  });
   names = Option.Rest({ name: "run", required: 1 });
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
@@ -34,7 +36,12 @@ export class DeleteCommand extends KrtCommand {
         }
       }
     }
-    if (missing > 0) throw new CliError(ExitCode.NotFound, `${missing} of ${this.names.length} Runs not found`, "list Runs with `krt list`");
+    if (missing > 0)
+      throw new CliError(
+        ExitCode.NotFound,
+        `${missing} of ${this.names.length} Runs not found`,
+        "list Runs with `krt list`",
+      );
     return undefined;
   }
 }

@@ -13,7 +13,8 @@ export class ListCommand extends KrtCommand {
   static override usage = Command.Usage({
     category: "Runs",
     description: "List Runs",
-    details: "Newest last. `--runtime` and `--phase` filter on the client; `-l` is a label selector sent to the server.",
+    details:
+      "Newest last. `--runtime` and `--phase` filter on the client; `-l` is a label selector sent to the server.",
     examples: [
       ["Failed Runs of the bash Runtime", "krt list --runtime bash --phase Failed"],
       ["Every Run in every namespace", "krt list -A"],
@@ -38,7 +39,8 @@ export class ListCommand extends KrtCommand {
       .sort((a, b) => (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? ""));
     const text = formatObjects(runs, opts.output, runColumns(Date.now(), opts.allNamespaces), false);
     if (text) this.print(text);
-    else this.context.stderr.write(`No Runs found${opts.allNamespaces ? "" : ` in namespace ${namespace}`}.\n`);
+    else
+      this.context.stderr.write(`No Runs found${opts.allNamespaces ? "" : ` in namespace ${namespace}`}.\n`);
     return undefined;
   }
 }

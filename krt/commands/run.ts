@@ -1,5 +1,5 @@
 /** `krt run`: create a task Run, print its name, optionally wait for it to finish. */
-import { RunResource, type Run } from "@kruntimes/api";
+import { type Run, RunResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
@@ -30,8 +30,14 @@ export class RunCommand extends KrtCommand {
     `,
     examples: [
       ["Run a shell command", "krt run --runtime bash -- 'echo hello'"],
-      ["Run a script file from stdin and wait for it", "echo 'print(1)' | krt run --runtime python --file - --wait"],
-      ["Run a script in the image with arguments", "krt run --runtime bash --entrypoint /opt/job.sh -- --fast 3"],
+      [
+        "Run a script file from stdin and wait for it",
+        "echo 'print(1)' | krt run --runtime python --file - --wait",
+      ],
+      [
+        "Run a script in the image with arguments",
+        "krt run --runtime bash --entrypoint /opt/job.sh -- --fast 3",
+      ],
     ],
   });
 
@@ -44,7 +50,9 @@ export class RunCommand extends KrtCommand {
   ttl = Option.String("--ttl", { description: "Delete the Run this long after it ends: seconds or 10m" });
   name = Option.String("--name", { description: "Name of the Run (default: generated, <runtime>-xxxxx)" });
   wait = Option.Boolean("--wait,-w", false, { description: "Wait until the Run ends; exit with its code" });
-  waitTimeout = Option.String("--wait-timeout", { description: "With --wait: give up waiting after this duration" });
+  waitTimeout = Option.String("--wait-timeout", {
+    description: "With --wait: give up waiting after this duration",
+  });
   args = Option.Rest({ name: "args" });
 
   async run(opts: GlobalOptions): Promise<number | undefined> {

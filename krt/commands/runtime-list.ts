@@ -8,7 +8,10 @@ import { formatObjects } from "../output/print.ts";
 import { runtimeColumns } from "../runtimes/columns.ts";
 
 export class RuntimeListCommand extends KrtCommand {
-  static override paths = [["runtime", "list"], ["runtime", "ls"]];
+  static override paths = [
+    ["runtime", "list"],
+    ["runtime", "ls"],
+  ];
   static override usage = Command.Usage({
     category: "Runtimes",
     description: "List Runtimes: desired vs ready replicas, capacity per pod",
@@ -19,12 +22,23 @@ export class RuntimeListCommand extends KrtCommand {
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
     const { client, namespace } = this.connect(opts);
-    const list = await client.list<Runtime>(path(RuntimeResource, opts.allNamespaces ? undefined : namespace), {
-      labelSelector: this.selector,
-    });
-    const text = formatObjects(list.items, opts.output, runtimeColumns(Date.now(), opts.allNamespaces), false);
+    const list = await client.list<Runtime>(
+      path(RuntimeResource, opts.allNamespaces ? undefined : namespace),
+      {
+        labelSelector: this.selector,
+      },
+    );
+    const text = formatObjects(
+      list.items,
+      opts.output,
+      runtimeColumns(Date.now(), opts.allNamespaces),
+      false,
+    );
     if (text) this.print(text);
-    else this.context.stderr.write(`No Runtimes found${opts.allNamespaces ? "" : ` in namespace ${namespace}`}.\n`);
+    else
+      this.context.stderr.write(
+        `No Runtimes found${opts.allNamespaces ? "" : ` in namespace ${namespace}`}.\n`,
+      );
     return undefined;
   }
 }

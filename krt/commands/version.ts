@@ -24,12 +24,7 @@ export class VersionCommand extends KrtCommand {
     let server: { version?: string; platform?: string; error?: string };
     try {
       const { client } = this.connect(opts);
-      const v = await Promise.race([
-        client.get<ServerVersion>("/version"),
-        Bun.sleep(3000).then(() => {
-          throw new Error("no answer within 3s");
-        }),
-      ]);
+      const v = await client.request<ServerVersion>("GET", "/version", { signal: AbortSignal.timeout(3000) });
       server = { version: v.gitVersion, platform: v.platform };
     } catch (e) {
       server = { error: CliError.from(e).message };

@@ -28,7 +28,8 @@ export class WaitCommand extends KrtCommand {
       throw CliError.usage(`--timeout "${this.timeout}" is not a duration`, "e.g. 30s, 5m");
     const { client, namespace } = this.connect(opts);
     const run = await waitForRun(client, namespace, this.runName, { timeoutMs });
-    if (opts.output === "json" || opts.output === "yaml") this.print(formatObjects([run], opts.output, [], true));
+    if (opts.output === "json" || opts.output === "yaml")
+      this.print(formatObjects([run], opts.output, [], true));
     this.context.stderr.write(`${runSummary(run)}\n`);
     return exitCodeForRun(run);
   }

@@ -2,7 +2,7 @@
  * Turns `krt run` flags into a task Run, checking the flag combinations the API would reject
  * (so the user hears it from the CLI, with the flag names) and the ones only the CLI has.
  */
-import { API_VERSION, Annotations, Limits, RUN_KIND, type Run, type RunSpec } from "@kruntimes/api";
+import { Annotations, API_VERSION, Limits, RUN_KIND, type Run, type RunSpec } from "@kruntimes/api";
 import { CliError } from "../errors.ts";
 import { isDuration, parseDurationMs } from "./duration.ts";
 
@@ -85,7 +85,10 @@ function envOf(kv: string): { name: string; value: string } {
   const eq = kv.indexOf("=");
   const name = eq < 0 ? kv : kv.slice(0, eq);
   if (eq < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    throw CliError.usage(`--env "${kv}" is not NAME=VALUE`, "e.g. --env GREETING=hello (repeat --env for more)");
+    throw CliError.usage(
+      `--env "${kv}" is not NAME=VALUE`,
+      "e.g. --env GREETING=hello (repeat --env for more)",
+    );
   return { name, value: kv.slice(eq + 1) };
 }
 

@@ -27,7 +27,10 @@ export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: numbe
   const s = run.status ?? {};
   line("Name", m.name);
   line("Namespace", m.namespace);
-  line("Created", m.creationTimestamp ? `${m.creationTimestamp} (${humanAge(m.creationTimestamp, nowMs)} ago)` : "");
+  line(
+    "Created",
+    m.creationTimestamp ? `${m.creationTimestamp} (${humanAge(m.creationTimestamp, nowMs)} ago)` : "",
+  );
   out.push("Spec:");
   line("Runtime", spec.runtime, 2);
   line("Mode", runModeOf(spec), 2);
@@ -37,7 +40,11 @@ export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: numbe
   if (spec.env?.length) line("Env", spec.env.map((e) => `${e.name}=${e.value}`).join(" "), 2);
   line("Timeout", spec.timeout, 2);
   line("Max attempts", spec.retryPolicy?.maxAttempts, 2);
-  line("TTL after finish", spec.ttlSecondsAfterFinished !== undefined ? `${spec.ttlSecondsAfterFinished}s` : "", 2);
+  line(
+    "TTL after finish",
+    spec.ttlSecondsAfterFinished !== undefined ? `${spec.ttlSecondsAfterFinished}s` : "",
+    2,
+  );
   line("Termination", spec.termination?.mode, 2);
   out.push("Status:");
   line("Phase", s.phase ?? "Pending", 2);
@@ -45,12 +52,19 @@ export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: numbe
   line("Waiting reason", s.waitingReason, 2);
   line("Message", s.message, 2);
   line("Attempt", s.attempt, 2);
-  if (s.assignment) line("Pod", `${s.assignment.pod} (uid ${s.assignment.podUID}, attempt ${s.assignment.attempt})`, 2);
+  if (s.assignment)
+    line("Pod", `${s.assignment.pod} (uid ${s.assignment.podUID}, attempt ${s.assignment.attempt})`, 2);
   line("Node", s.assignment?.node, 2);
   line("Exit code", s.exitCode, 2);
   line("Signal", s.signal, 2);
   if (s.outputs && Object.keys(s.outputs).length)
-    line("Outputs", Object.entries(s.outputs).map(([k, v]) => `${k}=${v}`).join(" "), 2);
+    line(
+      "Outputs",
+      Object.entries(s.outputs)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" "),
+      2,
+    );
   out.push("Timing (current attempt):", ...timingLines(run));
   out.push("Conditions:");
   const conds = s.conditions ?? [];

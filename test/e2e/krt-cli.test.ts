@@ -1,0 +1,381 @@
+/**
+ * krt end to end: the COMPILED binary (built once by krt/build.sh) against the real cluster.
+ * Runs do not execute yet (no runtimed here): `--wait` is driven by patching the Run's status.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  Annotations,
+  type CustomResourceDefinition,
+  crds,
+  RUN_KIND,
+  type Run,
+  RunResource,
+  RuntimeResource,
+} from "@kruntimes/api";
+import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
+import YAML from "yaml";
+import { ExitCode } from "../../krt/exit-codes.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+
+const cluster = testCluster();
+const suite = cluster ? describe : describe.skip;
+const ROOT = join(import.meta.dir, "..", "..");
+const BIN = join(mkdtempSync(join(tmpdir(), "krt-e2e-")), "krt");
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function krt(
+  args: string[],
+  opts: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<Result> {
+  const proc = Bun.spawn([BIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), KUBECONFIG: cluster?.kubeconfig ?? "", ...opts.env },
+    stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+async function installCrd(client: KubeClient, crd: CustomResourceDefinition): Promise<void> {
+  const at = path(R.crds, undefined, crd.metadata.name);
+  try {
+    await client.create(path(R.crds), crd);
+  } catch (e) {
+    if (!(e instanceof KubeError && e.code === 409)) throw e;
+    const existing = await client.get<{ metadata: { resourceVersion: string } }>(at);
+    await client.replace(at, {
+      ...crd,
+      metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion },
+    });
+  }
+  await eventually(`CRD ${crd.metadata.name} Established`, async () => {
+    const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(at);
+    return got.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
+  });
+}
+
+suite("krt CLI (compiled binary)", () => {
+  const client = cluster?.client as KubeClient;
+  let ns: Awaited<ReturnType<typeof testNamespace>>;
+  /** Adds `-n <ns>` before any `--` (after it, everything is the Run's arguments). */
+  const inNs = (...args: string[]) => {
+    const dd = args.indexOf("--");
+    return dd < 0 ? [...args, "-n", ns.name] : [...args.slice(0, dd), "-n", ns.name, ...args.slice(dd)];
+  };
+
+  beforeAll(async () => {
+    const build = Bun.spawnSync(["bash", join(ROOT, "krt", "build.sh"), BIN], {
+      stderr: "pipe",
+      stdout: "pipe",
+    });
+    if (build.exitCode !== 0) throw new Error(`krt/build.sh failed: ${build.stderr.toString()}`);
+    for (const crd of crds) await installCrd(client, crd);
+    ns = await testNamespace(client, "krt-cli");
+    await eventually("Runtime resource served", () =>
+      client.create(path(RuntimeResource, ns.name), {
+        apiVersion: "kruntimes.io/v1alpha1",
+        kind: "Runtime",
+        metadata: { name: "bash" },
+        spec: {
+          replicas: 2,
+          capacity: { runs: 16 },
+          template: {
+            spec: { containers: [{ name: "runtime", image: "ghcr.io/kruntimes/runtime-bash:dev" }] },
+          },
+        },
+      }),
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await ns?.remove();
+  });
+
+  const getRun = (name: string) => client.get<Run>(path(RunResource, ns.name, name));
+  const setStatus = (name: string, status: Run["status"]) =>
+    client.patch(path(RunResource, ns.name, name, "status"), { status }, "merge");
+
+  test("krt run creates a task Run with the spec the flags describe", async () => {
+    const before = Date.now() * 1000;
+    const r = await krt(
+      inNs(
+        "run",
+        "--runtime",
+        "bash",
+        "--env",
+        "A=1",
+        "-e",
+        "B=x=y",
+        "--timeout",
+        "30s",
+        "--retries",
+        "2",
+        "--ttl",
+        "5m",
+        "--",
+        "echo hi",
+        "ls -l",
+      ),
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const name = r.stdout.trim();
+    expect(name).toMatch(/^bash-[a-z0-9]+$/);
+    const run = await getRun(name);
+    expect(run.spec).toMatchObject({
+      runtime: "bash",
+      mode: { task: { args: ["echo hi", "ls -l"] } },
+      env: [
+        { name: "A", value: "1" },
+        { name: "B", value: "x=y" },
+      ],
+      timeout: "30s",
+      retryPolicy: { maxAttempts: 3 },
+      ttlSecondsAfterFinished: 300,
+    });
+    const micros = Number(run.metadata.annotations?.[Annotations.createdMicros]);
+    expect(micros).toBeGreaterThanOrEqual(before - 1_000_000);
+    expect(micros).toBeLessThanOrEqual(Date.now() * 1000);
+  });
+
+  test("krt run --file - sends stdin as the inline script; --entrypoint with args; --name", async () => {
+    const script = "#!/bin/bash\necho from stdin\n";
+    const a = await krt(inNs("run", "--runtime", "bash", "--file", "-", "--name", "from-stdin"), {
+      stdin: script,
+    });
+    expect(a.code).toBe(0);
+    expect(a.stdout.trim()).toBe("from-stdin");
+    expect((await getRun("from-stdin")).spec).toMatchObject({
+      source: { inline: script },
+      mode: { task: {} },
+    });
+
+    const file = join(mkdtempSync(join(tmpdir(), "krt-script-")), "s.sh");
+    writeFileSync(file, "echo file\n");
+    const b = await krt(inNs("run", "--runtime", "bash", "-f", file, "-o", "json"));
+    expect(b.code).toBe(0);
+    expect((JSON.parse(b.stdout) as Run).spec.source?.inline).toBe("echo file\n");
+
+    const c = await krt(inNs("run", "--runtime", "bash", "--entrypoint", "/opt/job.sh", "--", "--fast", "3"));
+    expect(c.code).toBe(0);
+    expect((await getRun(c.stdout.trim())).spec.mode).toEqual({
+      task: { entrypoint: "/opt/job.sh", args: ["--fast", "3"] },
+    });
+  });
+
+  test("bad flag combinations exit 64 with a message that says what to do", async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ["run", "--runtime", "bash", "--file", "-", "--entrypoint", "/x.sh"],
+        /--file and --entrypoint exclude each other/,
+      ],
+      [["run", "--runtime", "bash", "--file", "-", "--", "arg"], /--file takes no arguments/],
+      [["run", "--runtime", "bash"], /nothing to run/],
+      [["run", "--", "echo"], /--runtime is required[\s\S]*krt runtime list/],
+      [["run", "--runtime", "bash", "--env", "NOEQUALS", "--", "x"], /--env "NOEQUALS" is not NAME=VALUE/],
+      [["run", "--runtime", "bash", "--timeout", "soon", "--", "x"], /--timeout "soon" is not a duration/],
+      [["run", "--runtime", "bash", "--retries", "12", "--", "x"], /--retries "12"/],
+      [["get", "x", "-A"], /-A\/--all-namespaces does not apply/],
+      [["list", "-A", "-n", "x"], /exclude each other/],
+      [["list", "-o", "xml"], /unknown output format "xml"/],
+      [["list", "--bogus"], /Unsupported option name/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await krt(args);
+      expect({ args, code: r.code }).toEqual({ args, code: ExitCode.Usage });
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  test("a missing Runtime is reported with a hint to krt runtime list", async () => {
+    const r = await krt(inNs("run", "--runtime", "nope", "--", "true"));
+    expect(r.code).toBe(ExitCode.NotFound);
+    expect(r.stderr).toContain('runtime "nope" not found');
+    expect(r.stderr).toContain("krt runtime list");
+  });
+
+  test("krt get / list / describe in every output format", async () => {
+    const name = "shown";
+    expect((await krt(inNs("run", "--runtime", "bash", "--name", name, "--", "echo"))).code).toBe(0);
+    await setStatus(name, {
+      phase: "Succeeded",
+      exitCode: 0,
+      attempt: 1,
+      timing: {
+        createdMicros: 1_000_000,
+        scheduledMicros: 1_002_500,
+        startedMicros: 1_003_000,
+        finishedMicros: 1_053_000,
+      },
+    });
+
+    const table = await krt(inNs("get", name));
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^NAME\s+RUNTIME\s+MODE\s+PHASE/);
+    expect(table.stdout).toMatch(new RegExp(`${name}\\s+bash\\s+task\\s+Succeeded\\s+0\\s+1`));
+    expect(JSON.parse((await krt(inNs("get", name, "-o", "json"))).stdout).metadata.name).toBe(name);
+    expect((YAML.parse((await krt(inNs("get", name, "-o", "yaml"))).stdout) as Run).kind).toBe(RUN_KIND);
+    expect((await krt(inNs("get", name, "-o", "name"))).stdout).toBe(`${name}\n`);
+    expect((await krt(inNs("get", name, "-o", "wide"))).stdout).toContain("DURATION");
+    const missing = await krt(inNs("get", "no-such-run"));
+    expect(missing.code).toBe(ExitCode.NotFound);
+    expect(missing.stderr).toContain('run "no-such-run" not found');
+
+    const names = (await krt(inNs("list", "-o", "name"))).stdout.trim().split("\n");
+    expect(names).toContain(name);
+    expect(names).toContain("from-stdin");
+    expect((await krt(inNs("list", "--phase", "succeeded", "-o", "name"))).stdout.trim()).toBe(name);
+    const listJson = JSON.parse((await krt(inNs("list", "--runtime", "bash", "-o", "json"))).stdout);
+    expect(listJson.kind).toBe("List");
+    expect(listJson.items.length).toBe(names.length);
+    expect(
+      (YAML.parse((await krt(inNs("list", "-o", "yaml"))).stdout) as { items: Run[] }).items.length,
+    ).toBe(names.length);
+    const all = await krt(["list", "-A"]);
+    expect(all.stdout).toMatch(new RegExp(`${ns.name}\\s+${name}\\s`));
+    const none = await krt(inNs("list", "--runtime", "python"));
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain("No Runs found");
+
+    const d = await krt(inNs("describe", name));
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain("Phase:");
+    expect(d.stdout).toMatch(/schedule \(sch−cre\):\s+2\.50ms/);
+    expect(d.stdout).toMatch(/start \(sta−sch\):\s+500µs/);
+    expect(d.stdout).toMatch(/execute \(fin−sta\):\s+50\.0ms/);
+    expect(d.stdout).toContain("Events:");
+    expect(JSON.parse((await krt(inNs("describe", name, "-o", "json"))).stdout).spec.runtime).toBe("bash");
+    expect((await krt(inNs("describe", name, "-o", "name"))).stdout.trim()).toBe(name);
+    expect((YAML.parse((await krt(inNs("describe", name, "-o", "yaml"))).stdout) as Run).metadata.name).toBe(
+      name,
+    );
+  });
+
+  test("krt run --wait follows the Run by watch and exits with its exit code", async () => {
+    const waitFor = async (name: string, status: Run["status"], args: string[] = []) => {
+      const proc = krt(inNs("run", "--runtime", "bash", "--name", name, "--wait", ...args, "--", "true"));
+      await eventually(`run ${name} created`, () => getRun(name).catch(() => undefined));
+      await Bun.sleep(300);
+      await setStatus(name, { phase: "Running", attempt: 1 });
+      await Bun.sleep(100);
+      await setStatus(name, status);
+      return proc;
+    };
+    const ok = await waitFor("wait-ok", { phase: "Succeeded", exitCode: 0 });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout.trim()).toBe("wait-ok");
+    expect(ok.stderr).toContain("run wait-ok: Succeeded");
+    const failed = await waitFor("wait-failed", { phase: "Failed", exitCode: 3, reason: "NonZeroExit" });
+    expect(failed.code).toBe(3);
+    expect(failed.stderr).toContain("exit code 3");
+    const cancelled = await waitFor("wait-cancelled", { phase: "Cancelled" });
+    expect(cancelled.code).toBe(ExitCode.RunCancelled);
+    const timeout = await waitFor("wait-timeout", { phase: "Timeout" });
+    expect(timeout.code).toBe(ExitCode.RunTimeout);
+
+    const w = await krt(inNs("wait", "wait-failed"));
+    expect(w.code).toBe(3);
+    const never = await krt(inNs("wait", "from-stdin", "--timeout", "500ms"));
+    expect(never.code).toBe(ExitCode.WaitTimeout);
+    expect(never.stderr).toContain("krt cancel from-stdin");
+  }, 30_000);
+
+  test("krt cancel sets termination Immediate; krt delete removes Runs", async () => {
+    const c = await krt(inNs("cancel", "from-stdin"));
+    expect(c.code).toBe(0);
+    expect((await getRun("from-stdin")).spec.termination).toEqual({ mode: "Immediate" });
+    const done = await krt(inNs("cancel", "wait-ok"));
+    expect(done.code).toBe(0);
+    expect(done.stderr).toContain("already ended");
+
+    const d = await krt(inNs("delete", "from-stdin", "wait-ok"));
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain("run from-stdin deleted");
+    await eventually(
+      "runs deleted",
+      async () => (await getRun("from-stdin").catch((e) => e)) instanceof KubeError,
+    );
+    const again = await krt(inNs("delete", "from-stdin"));
+    expect(again.code).toBe(ExitCode.NotFound);
+    expect((await krt(inNs("delete", "from-stdin", "--ignore-not-found"))).code).toBe(0);
+  });
+
+  test("krt runtime list/get show desired vs ready replicas and capacity", async () => {
+    await client.patch(
+      path(RuntimeResource, ns.name, "bash", "status"),
+      {
+        status: { replicas: 2, readyReplicas: 1, availableReplicas: 1 },
+      },
+      "merge",
+    );
+    const l = await krt(inNs("runtime", "list"));
+    expect(l.code).toBe(0);
+    expect(l.stdout).toMatch(/^NAME\s+DESIRED\s+READY\s+AVAILABLE\s+CAPACITY\s+AGE/);
+    expect(l.stdout).toMatch(/bash\s+2\s+1\s+1\s+runs=16\s/);
+    expect(JSON.parse((await krt(inNs("runtime", "get", "bash", "-o", "json"))).stdout).spec.replicas).toBe(
+      2,
+    );
+    expect((await krt(inNs("runtime", "list", "-o", "name"))).stdout).toBe("bash\n");
+    const missing = await krt(inNs("runtime", "get", "nope"));
+    expect(missing.code).toBe(ExitCode.NotFound);
+    expect(missing.stderr).toContain("krt runtime list");
+  });
+
+  test("krt version prints the embedded build info and the server version", async () => {
+    const v = await krt(["version", "-o", "json"]);
+    expect(v.code).toBe(0);
+    const data = JSON.parse(v.stdout);
+    expect(data.client.version).toBe("0.1.0");
+    expect(data.client.commit).toMatch(/^[0-9a-f]{7,}/);
+    expect(Date.parse(data.client.buildTime)).toBeGreaterThan(0);
+    expect(data.server.version).toMatch(/^v1\./);
+    const bogus = await krt(["version"], { env: { KUBECONFIG: "/nonexistent/kubeconfig" } });
+    expect(bogus.code).toBe(0);
+    expect(bogus.stdout).toContain("server: unavailable");
+  });
+
+  test("no cluster: a missing kubeconfig or an unreachable server is a clear error and exit code", async () => {
+    const missing = await krt(["list"], { env: { KUBECONFIG: "/nonexistent/kubeconfig" } });
+    expect(missing.code).toBe(ExitCode.Config);
+    expect(missing.stderr).toContain("kubeconfig /nonexistent/kubeconfig does not exist");
+
+    const dir = mkdtempSync(join(tmpdir(), "krt-bogus-"));
+    const kc = join(dir, "kubeconfig");
+    writeFileSync(
+      kc,
+      YAML.stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        "current-context": "dead",
+        contexts: [{ name: "dead", context: { cluster: "dead", user: "u" } }],
+        clusters: [{ name: "dead", cluster: { server: "https://127.0.0.1:1" } }],
+        users: [{ name: "u", user: { token: "x" } }],
+      }),
+    );
+    const dead = await krt(["list"], { env: { KUBECONFIG: kc } });
+    expect(dead.code).toBe(ExitCode.Unavailable);
+    expect(dead.stderr).toContain("cannot reach the cluster");
+    expect(dead.stderr).toContain("hint:");
+  });
+
+  test("krt completion prints bash and zsh scripts", async () => {
+    const bash = await krt(["completion", "bash"]);
+    expect(bash.code).toBe(0);
+    expect(bash.stdout).toContain("complete -F _krt krt");
+    expect(bash.stdout).toContain('"runtime list")');
+    expect((await krt(["completion", "zsh"])).stdout).toContain("#compdef krt");
+    expect((await krt(["completion", "fish"])).code).toBe(ExitCode.Usage);
+  });
+});
