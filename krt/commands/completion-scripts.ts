@@ -45,7 +45,7 @@ complete -F _krt krt
 
 export function zshCompletion(commands: readonly CompletionEntry[]): string {
   return `#compdef krt
-# zsh completion for krt; install with: krt completion zsh > "\${fpath[1]}/_krt"
+# zsh completion for krt; install with: krt completion zsh > ~/.zfunc/_krt (with ~/.zfunc in $fpath)
 _krt() {
   local cmd=\${words[2]}
   if (( CURRENT == 2 )); then

@@ -14,7 +14,7 @@ export class CompletionCommand extends KrtCommand {
       "Completes commands, their flags and, for commands taking a Run, the Run names of the namespace.",
     examples: [
       ["Enable for bash in this shell", "source <(krt completion bash)"],
-      ["Install for zsh", 'krt completion zsh > "${fpath[1]}/_krt"'],
+      ["Install for zsh", "krt completion zsh > ~/.zfunc/_krt  # with ~/.zfunc in $fpath"],
     ],
   });
 

@@ -370,6 +370,21 @@ suite("krt CLI (compiled binary)", () => {
     expect(dead.stderr).toContain("hint:");
   });
 
+  test.if(Boolean(cluster?.local))(
+    "403: the error names the verb and resource that were denied",
+    async () => {
+      const env = { KUBECONFIG: cluster?.local?.nobodyKubeconfig ?? "" };
+      const list = await krt(["list", "-n", ns.name], { env });
+      expect(list.code).toBe(ExitCode.Forbidden);
+      expect(list.stderr).toContain(
+        `forbidden: you may not list runs.kruntimes.io in namespace "${ns.name}"`,
+      );
+      const run = await krt(["run", "-n", ns.name, "--runtime", "bash", "--", "true"], { env });
+      expect(run.code).toBe(ExitCode.Forbidden);
+      expect(run.stderr).toContain("you may not create runs.kruntimes.io");
+    },
+  );
+
   test("krt completion prints bash and zsh scripts", async () => {
     const bash = await krt(["completion", "bash"]);
     expect(bash.code).toBe(0);
