@@ -168,12 +168,17 @@ suite("local node agent", () => {
 
   test("kubectl-style logs come from the kubelet endpoint through the apiserver", async () => {
     const [p] = await podsOf(client, ns, "web");
-    await fetch(`http://${p!.status!.podIP}:8080/hello-logs`);
-    const res = await client.request<Response>("GET", path(R.pods, ns, p!.metadata.name, "log"), {
-      raw: true,
-      query: { container: "web", tailLines: 50 },
+    // The previous test restarts this container: `running` comes before the server listens.
+    await eventually("serving", async () => (await fetch(`http://${p!.status!.podIP}:8080/hello-logs`)).ok);
+    const logs = await eventually("the request in the container's logs", async () => {
+      const res = await client.request<Response>("GET", path(R.pods, ns, p!.metadata.name, "log"), {
+        raw: true,
+        query: { container: "web", tailLines: 50 },
+      });
+      const text = await res.text();
+      return text.includes("GET /hello-logs") ? text : undefined;
     });
-    expect(await res.text()).toContain("GET /hello-logs");
+    expect(logs).toContain("GET /hello-logs");
   });
 
   test("emptyDir is shared by the pod's containers; downward API and ConfigMap env arrive", async () => {

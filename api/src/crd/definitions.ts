@@ -49,6 +49,7 @@ export interface CustomResourceDefinition {
         scale?: { specReplicasPath: string; statusReplicasPath: string };
       };
       additionalPrinterColumns: PrinterColumn[];
+      selectableFields?: { jsonPath: string }[];
       schema: { openAPIV3Schema: OpenApiSchema };
     }[];
   };
@@ -64,6 +65,8 @@ interface KindDefinition {
   status: TSchema;
   rootRules?: ReturnType<typeof cel>[];
   columns: PrinterColumn[];
+  /** Fields usable in field selectors (GA in Kubernetes 1.32); each must be a scalar. */
+  selectableFields?: readonly string[];
   scale?: { specReplicasPath: string; statusReplicasPath: string };
 }
 
@@ -108,6 +111,9 @@ function crd(def: KindDefinition): CustomResourceDefinition {
           storage: true,
           subresources: { status: {}, ...(def.scale ? { scale: def.scale } : {}) },
           additionalPrinterColumns: def.columns,
+          ...(def.selectableFields
+            ? { selectableFields: def.selectableFields.map((jsonPath) => ({ jsonPath })) }
+            : {}),
           schema: { openAPIV3Schema: rootSchema(def) },
         },
       ],
@@ -164,6 +170,9 @@ export const runCrd: CustomResourceDefinition = crd({
   description: `One execution request — a task, a function or a session — placed on a warm pod of a Runtime. Inline source up to ${Limits.inlineSourceLength / 1024} Ki characters.`,
   spec: RunSpecSchema,
   status: RunStatusSchema,
+  // runtimed watches only its pod's Runs (`status.assignment.pod=<pod>`), server-side filtered;
+  // `krt list` filters by runtime and phase the same way.
+  selectableFields: [".spec.runtime", ".status.assignment.pod", ".status.phase"],
   columns: [
     { name: "Runtime", type: "string", jsonPath: ".spec.runtime", description: "The Runtime it runs on." },
     { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Lifecycle phase." },
