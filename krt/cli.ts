@@ -7,6 +7,7 @@ import { DeleteCommand } from "./commands/delete.ts";
 import { DescribeCommand } from "./commands/describe.ts";
 import { GetCommand } from "./commands/get.ts";
 import { ListCommand } from "./commands/list.ts";
+import { LogsCommand } from "./commands/logs.ts";
 import { RunCommand } from "./commands/run.ts";
 import { RuntimeGetCommand } from "./commands/runtime-get.ts";
 import { RuntimeListCommand } from "./commands/runtime-list.ts";
@@ -19,6 +20,7 @@ export const COMMANDS = [
   GetCommand,
   ListCommand,
   DescribeCommand,
+  LogsCommand,
   WaitCommand,
   CancelCommand,
   DeleteCommand,

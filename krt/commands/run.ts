@@ -4,6 +4,8 @@ import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
 import { CliError } from "../errors.ts";
+import { followRunLogs } from "../logs/follow-logs.ts";
+import { streamSink } from "../logs/log-sink.ts";
 import type { GlobalOptions } from "../options.ts";
 import { formatObjects } from "../output/print.ts";
 import { buildRun, checkRunFlags, type RunFlags } from "../runs/build-run.ts";
@@ -27,6 +29,8 @@ export class RunCommand extends KrtCommand {
 
       With \`--wait\`, krt watches the Run (no polling) until it ends and exits with the Run's
       exit code, or with 80 (Failed without exit code), 81 (Timeout) or 82 (Cancelled).
+      \`--follow\` waits the same way and streams the Run's stdout and stderr live meanwhile (see
+      \`krt logs\`); the Run's name then goes to stderr.
     `,
     examples: [
       ["Run a shell command", "krt run --runtime bash -- 'echo hello'"],
@@ -34,6 +38,7 @@ export class RunCommand extends KrtCommand {
         "Run a script file from stdin and wait for it",
         "echo 'print(1)' | krt run --runtime python --file - --wait",
       ],
+      ["Run and stream the output live", "krt run --runtime python --follow -- 'print(42)'"],
       [
         "Run a script in the image with arguments",
         "krt run --runtime bash --entrypoint /opt/job.sh -- --fast 3",
@@ -50,8 +55,11 @@ export class RunCommand extends KrtCommand {
   ttl = Option.String("--ttl", { description: "Delete the Run this long after it ends: seconds or 10m" });
   name = Option.String("--name", { description: "Name of the Run (default: generated, <runtime>-xxxxx)" });
   wait = Option.Boolean("--wait,-w", false, { description: "Wait until the Run ends; exit with its code" });
+  follow = Option.Boolean("--follow,-F", false, {
+    description: "Wait like --wait and stream the Run's output live meanwhile",
+  });
   waitTimeout = Option.String("--wait-timeout", {
-    description: "With --wait: give up waiting after this duration",
+    description: "With --wait/--follow: give up waiting after this duration",
   });
   args = Option.Rest({ name: "args" });
 
@@ -70,8 +78,12 @@ export class RunCommand extends KrtCommand {
       name: this.name,
     };
     checkRunFlags(flags);
-    if (this.waitTimeout !== undefined && !this.wait)
-      throw CliError.usage("--wait-timeout needs --wait", "add --wait, or use `krt wait <run> --timeout`");
+    const waiting = this.wait || this.follow;
+    if (this.waitTimeout !== undefined && !waiting)
+      throw CliError.usage(
+        "--wait-timeout needs --wait or --follow",
+        "add --wait, or use `krt wait <run> --timeout`",
+      );
     const waitMs = this.waitTimeout === undefined ? undefined : parseDurationMs(this.waitTimeout);
     if (this.waitTimeout !== undefined && waitMs === undefined)
       throw CliError.usage(`--wait-timeout "${this.waitTimeout}" is not a duration`, "e.g. 30s, 5m");
@@ -81,9 +93,19 @@ export class RunCommand extends KrtCommand {
     await this.checkRuntime(client, namespace, flags.runtime as string);
     const body = buildRun(flags, namespace, this.context.nowMicros());
     const created = await client.create<Run>(path(RunResource, namespace), body);
-    this.print(formatObjects([created], opts.output, [], true));
-    if (!this.wait) return undefined;
-    const done = await waitForRun(client, namespace, created.metadata.name as string, { timeoutMs: waitMs });
+    const name = created.metadata.name as string;
+    if (this.follow && opts.output === "name") this.context.stderr.write(`run ${name} created\n`);
+    else this.print(formatObjects([created], opts.output, [], true));
+    if (!waiting) return undefined;
+    const done = this.follow
+      ? await followRunLogs(
+          client,
+          namespace,
+          name,
+          { timeoutMs: waitMs },
+          streamSink(this.context.stdout, this.context.stderr),
+        )
+      : await waitForRun(client, namespace, name, { timeoutMs: waitMs });
     this.context.stderr.write(`${runSummary(done)}\n`);
     return exitCodeForRun(done);
   }

@@ -12,6 +12,8 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Called whenever the phase changes, e.g. to report progress on stderr. */
   onPhase?(run: Run): void;
+  /** Called with every version of the Run seen (the GETs and each watch event). */
+  onUpdate?(run: Run): void;
 }
 
 export async function waitForRun(
@@ -31,6 +33,7 @@ export async function waitForRun(
       : undefined;
   let lastPhase: string | undefined;
   const seen = (run: Run) => {
+    opts.onUpdate?.(run);
     const phase = run.status?.phase;
     if (phase !== lastPhase) {
       lastPhase = phase;
