@@ -1,0 +1,8 @@
+/** Structured logs (pino, JSON lines on stderr so stdout stays free). */
+import pino from "pino";
+
+export type Logger = pino.Logger;
+
+export function createLogger(level: string, bindings: Record<string, unknown>): Logger {
+  return pino({ level, base: { component: "runtime-server", ...bindings } }, pino.destination({ fd: 2 }));
+}

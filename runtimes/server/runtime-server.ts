@@ -1,0 +1,192 @@
+/**
+ * RuntimeServer wires the parts together: the language adapter, the warm pool, the execution
+ * registry, the Connect services and the Unix socket listener. `drain()` is the SIGTERM path:
+ * Health turns DRAINING and new executions are refused, running ones go on until they end or
+ * the drain timeout stops them, the last events reach their streams, then the socket goes.
+ */
+import { mkdirSync, rmSync } from "node:fs";
+import { create } from "@bufbuild/protobuf";
+import { InfoResponseSchema, Mode, RuntimeService } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
+import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
+import { connectFetchHandler } from "./connect-handler.ts";
+import { ExecutionRegistry } from "./executions/registry.ts";
+import { adapters, interpreterVersion } from "./languages.ts";
+import { Launcher } from "./launcher.ts";
+import type { Logger } from "./logger.ts";
+import type { ServerOptions } from "./options.ts";
+import { runtimeService } from "./services/runtime-service.ts";
+import { taskService } from "./services/task-service.ts";
+import { openSocketToAll, prepareSocketPath, removeSocket } from "./unix-socket.ts";
+import { SERVER_VERSION } from "./version.ts";
+import { WarmPool } from "./warm/warm-pool.ts";
+
+/** Bytes one stream subscriber may lag before the Run's pipes stop being read. */
+const HIGH_WATER_BYTES = 1024 * 1024;
+/** How long output may keep flowing after the main process exited (escaped children). */
+const PIPE_DRAIN_MS = 500;
+/** Grace given to executions still running when the drain timeout is over. */
+const DRAIN_CANCEL_GRACE_MS = 2000;
+/** How long the last events may take to reach open streams after the last execution ended. */
+const STREAM_FLUSH_MS = 2000;
+
+export class RuntimeServer {
+  private draining = false;
+  private drained: Promise<void> | undefined;
+  private readonly streams = { open: 0 };
+  private readonly registry: ExecutionRegistry;
+  private readonly pool: WarmPool | undefined;
+  private server: ReturnType<typeof Bun.serve> | undefined;
+
+  private constructor(
+    private readonly options: ServerOptions,
+    private readonly logger: Logger,
+    private readonly interpreterVersion: string,
+  ) {
+    const adapter = adapters[options.language];
+    const launcher = new Launcher({
+      adapter,
+      interpreter: options.interpreter,
+      baseEnv: options.baseEnv,
+      idleCwd: options.stateDir,
+    });
+    if (options.warmPoolSize > 0) {
+      this.pool = new WarmPool(options.warmPoolSize, launcher.spawnWarm, logger.child({ part: "warm-pool" }));
+      launcher.pool = this.pool;
+    }
+    this.registry = new ExecutionRegistry(
+      options,
+      { adapter, launcher, logger, highWaterBytes: HIGH_WATER_BYTES, drainMs: PIPE_DRAIN_MS },
+      logger,
+    );
+  }
+
+  /** Checks the interpreter, prepares the directories and the socket, and starts serving. */
+  static async start(options: ServerOptions, logger: Logger): Promise<RuntimeServer> {
+    const adapter = adapters[options.language];
+    const version = interpreterVersion(adapter, options.interpreter);
+    mkdirSync(options.stateDir, { recursive: true });
+    mkdirSync(options.workspaceRoot, { recursive: true });
+    await prepareSocketPath(options.socketPath);
+    const server = new RuntimeServer(options, logger, version);
+    server.listen();
+    void server.pool?.start();
+    logger.info(
+      {
+        socket: options.socketPath,
+        language: options.language,
+        interpreter: options.interpreter,
+        interpreterVersion: version,
+        warmPool: options.warmPoolSize,
+        maxConcurrent: options.maxConcurrent,
+        workspaceRoot: options.workspaceRoot,
+      },
+      "serving",
+    );
+    return server;
+  }
+
+  private listen(): void {
+    const { options } = this;
+    const adapter = adapters[options.language];
+    const limits = options.limits;
+    const info = create(InfoResponseSchema, {
+      serverVersion: SERVER_VERSION,
+      language: options.language,
+      interpreter: options.interpreter,
+      interpreterVersion: this.interpreterVersion,
+      modes: [Mode.TASK],
+      taskInputs: [...adapter.inputs],
+      limits: {
+        defaultTailBytes: limits.defaultTailBytes,
+        maxTailBytes: limits.maxTailBytes,
+        defaultOutputsMaxCount: limits.defaultOutputsMaxCount,
+        maxOutputsMaxCount: limits.maxOutputsMaxCount,
+        defaultOutputsMaxBytes: limits.defaultOutputsMaxBytes,
+        maxOutputsMaxBytes: limits.maxOutputsMaxBytes,
+        defaultOutputValueMaxBytes: limits.defaultOutputValueMaxBytes,
+        maxOutputValueMaxBytes: limits.maxOutputValueMaxBytes,
+      },
+      maxConcurrent: options.maxConcurrent,
+      warmPoolSize: options.warmPoolSize,
+      workspaceRoot: options.workspaceRoot,
+      defaultGraceMs: options.defaultGraceMs,
+      retainFinishedMs: options.retainFinishedMs,
+      runtimeName: options.runtimeName,
+    });
+    const fetch = connectFetchHandler((router) => {
+      router.service(
+        RuntimeService,
+        runtimeService({
+          info,
+          draining: () => this.draining,
+          running: () => this.registry.running,
+          warmReady: () => this.pool?.ready ?? 0,
+        }),
+      );
+      router.service(
+        TaskService,
+        taskService({
+          options,
+          adapter,
+          registry: this.registry,
+          draining: () => this.draining,
+          streams: this.streams,
+        }),
+      );
+    });
+    this.server = Bun.serve({
+      unix: options.socketPath,
+      fetch,
+      error: (error) => {
+        this.logger.error({ err: error }, "request failed");
+        return new Response("internal error\n", { status: 500 });
+      },
+    });
+    openSocketToAll(options.socketPath);
+  }
+
+  /** SIGTERM: stop taking work, let running executions end (bounded), then close. Idempotent. */
+  drain(): Promise<void> {
+    this.drained ??= this.runDrain();
+    return this.drained;
+  }
+
+  private async runDrain(): Promise<void> {
+    const { options, logger, registry } = this;
+    this.draining = true;
+    this.pool?.close();
+    logger.info({ running: registry.running, drainTimeoutMs: options.drainTimeoutMs }, "draining");
+    if (!(await within(registry.idle(), options.drainTimeoutMs))) {
+      logger.warn({ running: registry.running }, "drain timeout: stopping the executions still running");
+      registry.cancelAll(
+        Math.min(DRAIN_CANCEL_GRACE_MS, options.defaultGraceMs),
+        `the runtime server shut down; the execution did not end within the ${options.drainTimeoutMs} ms drain timeout`,
+      );
+      await within(registry.idle(), DRAIN_CANCEL_GRACE_MS + 1000);
+    }
+    const flushUntil = Date.now() + STREAM_FLUSH_MS;
+    while (this.streams.open > 0 && Date.now() < flushUntil) await Bun.sleep(10);
+    await this.close();
+    logger.info({}, "drained");
+  }
+
+  /** Stops listening at once and removes the socket and private files (running work is not waited for). */
+  async close(): Promise<void> {
+    this.draining = true;
+    this.pool?.close();
+    this.registry.close();
+    await this.server?.stop(true);
+    removeSocket(this.options.socketPath);
+    rmSync(this.options.stateDir, { recursive: true, force: true });
+  }
+}
+
+async function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const result = await Promise.race([promise.then(() => true as const), timeout]);
+  clearTimeout(timer);
+  return result;
+}
