@@ -1,0 +1,295 @@
+/**
+ * One Run on this pod, from the moment its assignment is seen to its terminal status: start the
+ * attempt at once (nothing is awaited before Execute), write Running only if the attempt is still
+ * going after `runningDelayMs`, write the terminal status in one fenced patch, retry in place per
+ * `spec.retryPolicy` (attempt bumped, backoff, a fresh timeout per attempt), cancel on
+ * `spec.termination.mode: Immediate`, and stop acting the moment the Run moves on (deleted,
+ * re-placed, ended by the controller) — cancelling its execution, never writing.
+ */
+import { isTerminalPhase, Reason, type Run, RunPhase, TerminationMode } from "@kruntimes/api";
+import type { TaskStarted } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
+import { nowMicros } from "../clock.ts";
+import type { Logger } from "../logger.ts";
+import type { Metrics } from "../metrics.ts";
+import type { RuntimedOptions } from "../options.ts";
+import { canRetry, retryDelayMs } from "../retry/retry-policy.ts";
+import type { RuntimeServerClients } from "../runtime-server/client.ts";
+import type { Outcome } from "../status/outcome.ts";
+import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";
+import type { StatusWriter } from "../status/status-writer.ts";
+import { attemptResult } from "./attempt-result.ts";
+import { type AttemptEnd, followAttempt } from "./attempt-stream.ts";
+import { executeRequest } from "./execute-request.ts";
+
+export interface SupervisorDeps {
+  o: RuntimedOptions;
+  tasks: RuntimeServerClients["tasks"];
+  writer: StatusWriter;
+  metrics: Metrics;
+  log: Logger;
+  draining(): boolean;
+  done(sup: RunSupervisor): void;
+}
+
+/** `new`: a Scheduled attempt (Execute; re-attaches if the server has it). `adopt`: Running before we saw it. */
+export type StartKind = "new" | "adopt";
+
+export class RunSupervisor {
+  private attempt: number;
+  /** The attempt our in-flight retry write moves to: its watch event may beat the response. */
+  private nextAttempt: number;
+  private readonly abort = new AbortController();
+  private cancelRequested = false;
+  private abandoned = false;
+  private writingTerminal = false;
+  private executing = false;
+  private wake: (() => void) | undefined;
+  private readonly seenAt = performance.now();
+
+  constructor(
+    private run: Run,
+    private readonly d: SupervisorDeps,
+    private readonly kind: StartKind,
+  ) {
+    this.attempt = run.status?.attempt ?? 1;
+    this.nextAttempt = this.attempt;
+    if (run.spec.termination?.mode === TerminationMode.Immediate) this.cancelRequested = true;
+  }
+
+  get uid(): string {
+    return this.run.metadata.uid ?? "";
+  }
+  get isAbandoned(): boolean {
+    return this.abandoned;
+  }
+  get currentAttempt(): number {
+    return this.attempt;
+  }
+
+  /** runtimed is shutting down: an attempt that has not started is left for the controller. */
+  drain(): void {
+    if (!this.executing) this.wake?.();
+  }
+
+  start(): void {
+    this.d.metrics.inFlight.inc();
+    this.main()
+      .catch((e) =>
+        this.d.log.error({ err: e, run: this.run.metadata.name, runUID: this.uid }, "run supervisor failed"),
+      )
+      .finally(() => {
+        this.d.metrics.inFlight.dec();
+        this.d.done(this);
+      });
+  }
+
+  /** A watch event for this Run (MODIFIED while it runs). */
+  observe(run: Run): void {
+    const s = run.status;
+    const attempt = s?.attempt ?? 0;
+    if (attempt < this.attempt || this.abandoned) return;
+    if (attempt > this.nextAttempt || s?.assignment?.podUID !== this.d.o.pod.uid) {
+      this.abandon(`the Run moved on (attempt ${attempt} on pod ${s?.assignment?.pod ?? "none"})`);
+      return;
+    }
+    if (attempt === this.attempt) this.run = run;
+    if (isTerminalPhase(s?.phase) && !this.writingTerminal) {
+      this.abandon(`the Run was ended by someone else (${s?.phase}, ${s?.reason ?? "no reason"})`);
+      return;
+    }
+    if (run.spec.termination?.mode === TerminationMode.Immediate) this.requestCancel();
+  }
+
+  /** The Run is no longer ours (deleted, or its assignment left this pod): stop, write nothing. */
+  abandon(why: string): void {
+    if (this.abandoned) return;
+    this.abandoned = true;
+    this.d.log.info(
+      { run: this.run.metadata.name, runUID: this.uid, attempt: this.attempt },
+      `stopping: ${why}`,
+    );
+    if (this.executing) void this.cancelOnServer(true);
+    this.abort.abort();
+    this.wake?.();
+  }
+
+  private requestCancel(): void {
+    if (this.cancelRequested) return;
+    this.cancelRequested = true;
+    if (this.executing) void this.cancelOnServer(false);
+    this.wake?.();
+  }
+
+  private async cancelOnServer(force: boolean): Promise<void> {
+    try {
+      await this.d.tasks.cancel({ runUid: this.uid, attempt: this.attempt, force });
+    } catch (e) {
+      // NOT_FOUND before TaskStarted: onStarted cancels again once the execution exists.
+      this.d.log.debug({ err: e, runUID: this.uid }, "cancel");
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => {
+      const t = setTimeout(r, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        r();
+      };
+    });
+  }
+
+  private async main(): Promise<void> {
+    let kind: StartKind | "retry" = this.kind;
+    for (;;) {
+      if (this.abandoned) return;
+      if (kind !== "adopt") {
+        const dueMs = (this.run.status?.timing?.scheduledMicros ?? 0) / 1000 - Date.now();
+        if (dueMs > 0 && !this.cancelRequested && !this.d.draining()) await this.sleep(dueMs);
+        if (this.abandoned) return;
+        if (this.cancelRequested) {
+          const outcome: Outcome = {
+            phase: RunPhase.Cancelled,
+            reason: Reason.Cancelled,
+            message: `cancelled before attempt ${this.attempt} started`,
+          };
+          return this.finish({ outcome, finishedMicros: nowMicros() });
+        }
+        if (this.d.draining())
+          return this.abandon("runtimed is shutting down; the controller re-places the Run");
+      }
+      const end = await this.runAttempt(kind);
+      if (this.abandoned || end.kind === "aborted") return;
+      const result = attemptResult(end, nowMicros());
+      const { outcome } = result;
+      this.d.metrics.executionDuration.observe(
+        { phase: outcome.phase },
+        result.startedMicros ? Math.max(0, result.finishedMicros - result.startedMicros) / 1e6 : 0,
+      );
+      if (
+        outcome.phase !== RunPhase.Succeeded &&
+        !this.cancelRequested &&
+        canRetry(this.run.spec, this.attempt, outcome.reason)
+      ) {
+        if (!(await this.writeRetry(outcome))) return;
+        kind = "retry";
+        continue;
+      }
+      return this.finish(result);
+    }
+  }
+
+  private async runAttempt(kind: StartKind | "retry"): Promise<AttemptEnd> {
+    const attempt = this.attempt;
+    const { metadata } = this.run;
+    const log = this.d.log.child({
+      run: metadata.name,
+      runUID: this.uid,
+      namespace: metadata.namespace,
+      attempt,
+    });
+    this.d.metrics.started.inc({ kind: kind === "adopt" ? "adopted" : kind });
+    this.executing = true;
+    let runningTimer: ReturnType<typeof setTimeout> | undefined;
+    const attemptStart = kind === "retry" ? performance.now() : this.seenAt;
+    const onStarted = (s: TaskStarted) => {
+      if (kind !== "adopt") this.d.metrics.startLatency.observe((performance.now() - attemptStart) / 1000);
+      if (this.cancelRequested || this.abandoned) void this.cancelOnServer(this.abandoned);
+      if (this.run.status?.phase === RunPhase.Scheduled)
+        runningTimer = setTimeout(
+          () => void this.writeRunning(attempt, Number(s.startedAtMicros)),
+          this.d.o.runningDelayMs,
+        );
+    };
+    const end = await followAttempt(executeRequest(this.run, attempt, this.d.o.workspace), kind === "adopt", {
+      tasks: this.d.tasks,
+      log,
+      signal: this.abort.signal,
+      onStarted,
+    });
+    clearTimeout(runningTimer);
+    this.executing = false;
+    return end;
+  }
+
+  private async writeRunning(attempt: number, startedMicros: number): Promise<void> {
+    if (this.writingTerminal || this.abandoned || attempt !== this.attempt) return;
+    const { pod } = this.d.o;
+    const w = await this.d.writer.write(
+      this.run,
+      "running",
+      runningPatch(pod.uid, attempt, startedMicros),
+      (s) => s.status?.attempt === attempt && s.status.phase !== RunPhase.Scheduled,
+    );
+    if (w.ok && !this.writingTerminal && w.run.status?.attempt === this.attempt) this.run = w.run;
+  }
+
+  private async writeRetry(failed: Outcome): Promise<boolean> {
+    const attempt = this.attempt;
+    const delayMs = retryDelayMs(this.run.spec, attempt);
+    const status = retryStatus(this.run, failed, attempt, nowMicros() + delayMs * 1000, delayMs, Date.now());
+    this.nextAttempt = attempt + 1;
+    const w = await this.d.writer.write(
+      this.run,
+      "retry",
+      replaceStatusPatch(this.d.o.pod.uid, attempt, status),
+      (s) => s.status?.attempt === attempt + 1 && s.status.assignment?.podUID === this.d.o.pod.uid,
+    );
+    if (!w.ok) {
+      this.nextAttempt = attempt;
+      this.d.log.info(
+        { run: this.run.metadata.name, runUID: this.uid, attempt, result: w.result, err: w.error },
+        "retry not recorded; the Run moved on",
+      );
+      return false;
+    }
+    this.d.log.info(
+      { run: this.run.metadata.name, runUID: this.uid, attempt, reason: failed.reason, retryInMs: delayMs },
+      "attempt failed; retrying in place",
+    );
+    this.attempt = attempt + 1;
+    this.run = w.run;
+    return true;
+  }
+
+  private async finish(result: ReturnType<typeof attemptResult>): Promise<void> {
+    this.writingTerminal = true;
+    const attempt = this.attempt;
+    const { pod } = this.d.o;
+    const landed = (s: Run) => s.status?.attempt === attempt && isTerminalPhase(s.status.phase);
+    let w = await this.d.writer.write(
+      this.run,
+      "terminal",
+      replaceStatusPatch(pod.uid, attempt, terminalStatus(this.run, result, nowMicros(), Date.now())),
+      landed,
+    );
+    if (!w.ok && w.result === "rejected") {
+      // The full status failed validation (a bug worth reporting): record the outcome without the payload.
+      const bare = { ...result, outputs: undefined, stdout: undefined, stderr: undefined };
+      bare.outcome = {
+        ...result.outcome,
+        message: `${result.outcome.message} (results dropped: the API rejected them: ${w.error})`,
+      };
+      w = await this.d.writer.write(
+        this.run,
+        "terminal",
+        replaceStatusPatch(pod.uid, attempt, terminalStatus(this.run, bare, nowMicros(), Date.now())),
+        landed,
+      );
+    }
+    const fields = {
+      run: this.run.metadata.name,
+      runUID: this.uid,
+      namespace: this.run.metadata.namespace,
+      attempt,
+      phase: result.outcome.phase,
+      reason: result.outcome.reason,
+    };
+    if (!w.ok) {
+      this.d.log.warn({ ...fields, result: w.result, err: w.error }, "terminal status not written");
+      return;
+    }
+    this.d.metrics.finished.inc({ phase: result.outcome.phase });
+    this.d.log.info({ ...fields, exitCode: result.exitCode }, "run finished");
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * runtimed's Prometheus metrics, every label from a closed set: terminal phases, status-write
+ * kinds and results. Nothing is labelled by Run name or UID.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export type WriteKind = "running" | "terminal" | "retry";
+export type WriteResult = "ok" | "fenced" | "gone" | "rejected" | "ambiguous";
+
+export interface Metrics {
+  registry: Registry;
+  started: Counter<"kind">;
+  finished: Counter<"phase">;
+  inFlight: Gauge;
+  startLatency: Histogram;
+  executionDuration: Histogram<"phase">;
+  statusWrites: Counter<"kind" | "result">;
+  statusWriteDuration: Histogram<"kind">;
+  leaseRenewals: Counter<"result">;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const fast = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+  return {
+    registry,
+    started: new Counter({
+      name: "kruntimes_runtimed_runs_started_total",
+      help: "Attempts handed to the Runtime Server (kind: new, retry, adopted after a restart).",
+      labelNames: ["kind"],
+      registers,
+    }),
+    finished: new Counter({
+      name: "kruntimes_runtimed_runs_finished_total",
+      help: "Runs whose terminal status runtimed wrote, by phase.",
+      labelNames: ["phase"],
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: "kruntimes_runtimed_runs_in_flight",
+      help: "Runs this runtimed is executing or about to (including retry backoffs).",
+      registers,
+    }),
+    startLatency: new Histogram({
+      name: "kruntimes_runtimed_start_latency_seconds",
+      help: "From seeing a Scheduled Run to the Runtime Server's TaskStarted.",
+      buckets: fast,
+      registers,
+    }),
+    executionDuration: new Histogram({
+      name: "kruntimes_runtimed_execution_duration_seconds",
+      help: "From TaskStarted to TaskExited, by the Run's terminal phase for that attempt.",
+      labelNames: ["phase"],
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
+      registers,
+    }),
+    statusWrites: new Counter({
+      name: "kruntimes_runtimed_status_writes_total",
+      help: "Fenced Run status writes by kind and result (fenced = the Run moved on: another attempt or pod).",
+      labelNames: ["kind", "result"],
+      registers,
+    }),
+    statusWriteDuration: new Histogram({
+      name: "kruntimes_runtimed_status_write_duration_seconds",
+      help: "Latency of one status write request.",
+      labelNames: ["kind"],
+      buckets: fast,
+      registers,
+    }),
+    leaseRenewals: new Counter({
+      name: "kruntimes_runtimed_lease_renewals_total",
+      help: "Heartbeat Lease renewals by result.",
+      labelNames: ["result"],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * `spec.retryPolicy` as runtimed applies it when an attempt fails on its pod: whether another
+ * attempt is allowed for the failure's reason, and the backoff before it. The controller applies
+ * the same rules when it takes a Run back from a lost pod; both follow the API's documentation.
+ */
+import {
+  DEFAULT_RETRY_ON,
+  RETRYABLE_REASONS,
+  type Reason,
+  type RetryableReason,
+  type RunSpec,
+} from "@kruntimes/api";
+import { durationOr } from "./duration.ts";
+
+export function maxAttempts(spec: Pick<RunSpec, "retryPolicy">): number {
+  return spec.retryPolicy ? (spec.retryPolicy.maxAttempts ?? 1) : 1;
+}
+
+function isRetryable(reason: Reason): reason is RetryableReason {
+  return (RETRYABLE_REASONS as readonly string[]).includes(reason);
+}
+
+/** True when attempt `attempt` (1-based) failed with `reason` and the policy allows another. */
+export function canRetry(spec: Pick<RunSpec, "retryPolicy">, attempt: number, reason: Reason): boolean {
+  if (!isRetryable(reason) || attempt >= maxAttempts(spec)) return false;
+  const retryOn = spec.retryPolicy?.retryOn ?? DEFAULT_RETRY_ON;
+  return retryOn.includes(reason);
+}
+
+/** Delay before attempt `failed + 1`: initial × multiplier^(failed − 1), capped at max. */
+export function retryDelayMs(spec: Pick<RunSpec, "retryPolicy">, failed: number): number {
+  const b = spec.retryPolicy?.backoff;
+  const initial = durationOr(b?.initial, 1000);
+  const max = durationOr(b?.max, 300_000);
+  const multiplier = b?.multiplier ?? 2;
+  return Math.min(max, initial * multiplier ** Math.max(0, failed - 1));
+}

@@ -1,0 +1,172 @@
+/**
+ * The Runs of this pod: a watch on the Runs assigned to it (field selector
+ * `status.assignment.pod`, pod UID checked client-side), one RunSupervisor per Run started the
+ * moment its Scheduled assignment arrives — no queue, so no Run waits behind another — and the
+ * recovery after a restart: what the Runtime Server still runs is re-attached, Running attempts it
+ * no longer knows are lost and handled by the retry policy, executions no Run owns are cancelled.
+ */
+import { type Run, RunMode, RunPhase, RunResource, runModeOf } from "@kruntimes/api";
+import { TaskState } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
+import { Informer, type KubeClient, KubeError, path } from "@kruntimes/kube";
+import { RunSupervisor, type StartKind } from "./execution/run-supervisor.ts";
+import type { Logger } from "./logger.ts";
+import type { Metrics } from "./metrics.ts";
+import type { RuntimedOptions } from "./options.ts";
+import type { RuntimeServerClients } from "./runtime-server/client.ts";
+import type { StatusWriter } from "./status/status-writer.ts";
+
+export interface RuntimedDeps {
+  o: RuntimedOptions;
+  client: KubeClient;
+  server: RuntimeServerClients;
+  writer: StatusWriter;
+  metrics: Metrics;
+  log: Logger;
+}
+
+const FINISHED_MEMORY = 10_000;
+
+export class Runtimed {
+  private readonly supervisors = new Map<string, RunSupervisor>();
+  /** `uid/attempt` of attempts whose supervisor ended: a late event must not start them again. */
+  private readonly finished = new Map<string, true>();
+  /** `uid/attempt` the Runtime Server had at start-up (re-attach directly). */
+  private known = new Set<string>();
+  private informer: Informer<Run> | undefined;
+  private draining = false;
+  private idle: (() => void) | undefined;
+
+  constructor(private readonly d: RuntimedDeps) {}
+
+  get synced(): boolean {
+    return (this.informer?.hasSynced ?? false) && !this.draining;
+  }
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  async start(): Promise<void> {
+    await this.waitForServer();
+    const listed = await this.d.server.tasks.list({});
+    this.known = new Set(listed.executions.map((x) => `${x.runUid}/${x.attempt}`));
+    const fieldSelector = await this.fieldSelector();
+    const informer = new Informer<Run>(this.d.client, path(RunResource, this.d.o.pod.namespace), {
+      ...(fieldSelector ? { fieldSelector } : {}),
+    });
+    this.informer = informer;
+    informer.on({
+      add: (r) => this.consider(r),
+      update: (r) => this.consider(r),
+      delete: (r) =>
+        this.supervisors.get(r.metadata.uid ?? "")?.abandon("the Run was deleted or left this pod"),
+      error: (e) => this.d.log.warn({ err: e }, "Run watch failed; resuming"),
+    });
+    informer.start();
+    await informer.waitForSync();
+    this.known.clear();
+    for (const x of listed.executions) {
+      if (x.state === TaskState.EXITED) continue;
+      const sup = this.supervisors.get(x.runUid);
+      if (sup && sup.currentAttempt === x.attempt) continue;
+      this.d.log.info(
+        { runUID: x.runUid, attempt: x.attempt, run: x.runName },
+        "cancelling an execution no assigned Run owns",
+      );
+      await this.d.server.tasks.cancel({ runUid: x.runUid, attempt: x.attempt }).catch(() => {});
+    }
+    this.d.log.info(
+      { fieldSelector: fieldSelector ?? "(none: filtering client-side)", adopted: this.supervisors.size },
+      "watching assigned Runs",
+    );
+  }
+
+  /** Stop taking Runs; resolves when every started attempt has ended (or been abandoned). */
+  async drain(): Promise<void> {
+    this.draining = true;
+    for (const s of this.supervisors.values()) s.drain();
+    if (this.supervisors.size > 0) await new Promise<void>((r) => (this.idle = r));
+    this.informer?.stop();
+  }
+
+  private async waitForServer(): Promise<void> {
+    const t0 = Date.now();
+    let lastLog = 0;
+    for (;;) {
+      try {
+        await this.d.server.runtime.health({}, { timeoutMs: 2000 });
+        return;
+      } catch (e) {
+        if (Date.now() - lastLog > 5000) {
+          lastLog = Date.now();
+          this.d.log.info(
+            { socket: this.d.o.socketPath, waitedMs: Date.now() - t0, err: String(e) },
+            "waiting for the Runtime Server",
+          );
+        }
+        await Bun.sleep(100);
+      }
+    }
+  }
+
+  /** The server-side selector when the CRD declares it selectable; else all Runs, filtered here. */
+  private async fieldSelector(): Promise<string | undefined> {
+    const sel = `status.assignment.pod=${this.d.o.pod.name}`;
+    try {
+      await this.d.client.list(path(RunResource, this.d.o.pod.namespace), { fieldSelector: sel, limit: 1 });
+      return sel;
+    } catch (e) {
+      if (e instanceof KubeError && e.code === 400) {
+        this.d.log.warn(
+          { err: e.message },
+          "the Run CRD has no selectable status.assignment.pod; watching every Run of the namespace",
+        );
+        return undefined;
+      }
+      throw e;
+    }
+  }
+
+  private consider(run: Run): void {
+    const uid = run.metadata.uid ?? "";
+    const sup = this.supervisors.get(uid);
+    if (sup && !sup.isAbandoned) {
+      sup.observe(run);
+      return;
+    }
+    const s = run.status;
+    if (!s?.assignment || s.assignment.podUID !== this.d.o.pod.uid || this.draining) return;
+    if (s.phase !== RunPhase.Scheduled && s.phase !== RunPhase.Running) return;
+    const key = `${uid}/${s.attempt ?? 1}`;
+    if (this.finished.has(key)) return;
+    if (runModeOf(run.spec) !== RunMode.Task) {
+      this.d.log.warn(
+        { run: run.metadata.name, runUID: uid },
+        "only task Runs are executed by this runtimed",
+      );
+      return;
+    }
+    const kind: StartKind = s.phase === RunPhase.Running || this.known.has(key) ? "adopt" : "new";
+    const next = new RunSupervisor(
+      run,
+      {
+        ...this.d,
+        tasks: this.d.server.tasks,
+        draining: () => this.draining,
+        done: (finished) => this.done(finished),
+      },
+      kind,
+    );
+    this.supervisors.set(uid, next);
+    next.start();
+  }
+
+  private done(sup: RunSupervisor): void {
+    if (this.supervisors.get(sup.uid) === sup) this.supervisors.delete(sup.uid);
+    this.finished.set(`${sup.uid}/${sup.currentAttempt}`, true);
+    if (this.finished.size > FINISHED_MEMORY) {
+      const oldest = this.finished.keys().next().value;
+      if (oldest !== undefined) this.finished.delete(oldest);
+    }
+    if (this.supervisors.size === 0) this.idle?.();
+  }
+}
