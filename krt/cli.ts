@@ -1,6 +1,7 @@
 /** The krt command set: one place that registers every command (used by main.ts and gen-docs.ts). */
 import { Builtins, Cli } from "clipanion";
 import { buildInfo } from "./build-info.ts";
+import { BenchCommand } from "./commands/bench.ts";
 import { CancelCommand } from "./commands/cancel.ts";
 import { CompletionCommand } from "./commands/completion.ts";
 import { DeleteCommand } from "./commands/delete.ts";
@@ -26,6 +27,7 @@ export const COMMANDS = [
   DeleteCommand,
   RuntimeListCommand,
   RuntimeGetCommand,
+  BenchCommand,
   VersionCommand,
   CompletionCommand,
 ] as const;

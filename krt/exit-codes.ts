@@ -29,6 +29,10 @@ export const ExitCode = {
   RunTimeout: 81,
   /** The Run ended in phase Cancelled. */
   RunCancelled: 82,
+  /** `krt bench`: some Runs (or baseline Jobs) did not succeed; the numbers are printed anyway. */
+  BenchFailures: 83,
+  /** Interrupted (Ctrl-C) after cleaning up. */
+  Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -48,4 +52,7 @@ export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
   [ExitCode.RunFailed]: "The waited-for Run ended Failed without an exit code of its own (or with 0).",
   [ExitCode.RunTimeout]: "The waited-for Run ended in phase Timeout.",
   [ExitCode.RunCancelled]: "The waited-for Run ended in phase Cancelled.",
+  [ExitCode.BenchFailures]:
+    "`krt bench`: some Runs or baseline Jobs did not succeed (the results are still printed).",
+  [ExitCode.Interrupted]: "Interrupted with Ctrl-C (`krt bench` deletes what it created first).",
 };

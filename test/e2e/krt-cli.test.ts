@@ -6,65 +6,22 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  Annotations,
-  type CustomResourceDefinition,
-  crds,
-  RUN_KIND,
-  type Run,
-  RunResource,
-  RuntimeResource,
-} from "@kruntimes/api";
-import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
+import { Annotations, RUN_KIND, type Run, RunResource, RuntimeResource } from "@kruntimes/api";
+import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import YAML from "yaml";
 import { ExitCode } from "../../krt/exit-codes.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import { buildKrt, installCrds, type KrtResult, runKrt } from "./krt-binary.ts";
 
 const cluster = testCluster();
 const suite = cluster ? describe : describe.skip;
-const ROOT = join(import.meta.dir, "..", "..");
-const BIN = join(mkdtempSync(join(tmpdir(), "krt-e2e-")), "krt");
+let BIN = "";
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function krt(
+function krt(
   args: string[],
   opts: { env?: Record<string, string>; stdin?: string } = {},
-): Promise<Result> {
-  const proc = Bun.spawn([BIN, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), KUBECONFIG: cluster?.kubeconfig ?? "", ...opts.env },
-    stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
-}
-
-async function installCrd(client: KubeClient, crd: CustomResourceDefinition): Promise<void> {
-  const at = path(R.crds, undefined, crd.metadata.name);
-  try {
-    await client.create(path(R.crds), crd);
-  } catch (e) {
-    if (!(e instanceof KubeError && e.code === 409)) throw e;
-    const existing = await client.get<{ metadata: { resourceVersion: string } }>(at);
-    await client.replace(at, {
-      ...crd,
-      metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion },
-    });
-  }
-  await eventually(`CRD ${crd.metadata.name} Established`, async () => {
-    const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(at);
-    return got.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
-  });
+): Promise<KrtResult> {
+  return runKrt(BIN, args, { kubeconfig: cluster?.kubeconfig ?? "", ...opts });
 }
 
 suite("krt CLI (compiled binary)", () => {
@@ -77,12 +34,8 @@ suite("krt CLI (compiled binary)", () => {
   };
 
   beforeAll(async () => {
-    const build = Bun.spawnSync(["bash", join(ROOT, "krt", "build.sh"), BIN], {
-      stderr: "pipe",
-      stdout: "pipe",
-    });
-    if (build.exitCode !== 0) throw new Error(`krt/build.sh failed: ${build.stderr.toString()}`);
-    for (const crd of crds) await installCrd(client, crd);
+    BIN = await buildKrt();
+    await installCrds(client);
     ns = await testNamespace(client, "krt-cli");
     await eventually("Runtime resource served", () =>
       client.create(path(RuntimeResource, ns.name), {

@@ -1,0 +1,129 @@
+/**
+ * `krt bench`: the scenarios, then the baselines, in one namespace the benchmark creates (the
+ * caller deletes it, also on Ctrl-C). Everything the result holds was measured in this run.
+ */
+import { type KubeClient, path, R } from "@kruntimes/kube";
+import { type JobBaseline, measureJobs } from "./job-baseline.ts";
+import { type ClusterInfo, clusterInfo, type MachineInfo, machineInfo } from "./machine.ts";
+import type { Progress } from "./progress.ts";
+import { runScenario, type ScenarioResult } from "./run-scenario.ts";
+import type { RuntimeLanguage, Scenario } from "./scenarios.ts";
+import { measureWriteCeiling, type WriteCeiling } from "./write-ceiling.ts";
+
+export interface BenchOptions {
+  scenarios: Scenario[];
+  language: RuntimeLanguage;
+  /** Image of the Runtime's `runtime` container; default ghcr.io/kruntimes/<language>. */
+  image: string;
+  /** Measure the apiserver write ceiling (ConfigMap creates + patches). */
+  ceiling: boolean;
+  /** ConfigMaps for the ceiling (2 writes each). */
+  ceilingObjects: number;
+  /** Jobs for the pod-per-task baseline; 0 skips it. */
+  jobs: number;
+  jobConcurrency: number;
+  readyTimeoutMs: number;
+  runTimeoutMs: number;
+}
+
+export interface BenchResult {
+  startedAt: string;
+  machine: MachineInfo;
+  cluster: ClusterInfo;
+  namespace: string;
+  options: Omit<BenchOptions, "scenarios">;
+  scenarios: ScenarioResult[];
+  ceiling?: WriteCeiling;
+  jobs?: JobBaseline;
+}
+
+export interface BenchEnv {
+  client: KubeClient;
+  nowMicros(): number;
+  progress: Progress;
+  signal: AbortSignal;
+  /** Told the namespace's name as soon as it exists, so it can be deleted whatever happens. */
+  onNamespace(name: string): void;
+}
+
+export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<BenchResult> {
+  const { client, progress, signal } = env;
+  const startedAt = new Date().toISOString();
+  const ns = await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
+    metadata: { generateName: "krt-bench-", labels: { "app.kubernetes.io/managed-by": "krt-bench" } },
+  });
+  const namespace = ns.metadata.name;
+  env.onNamespace(namespace);
+  progress.line(`namespace ${namespace}`);
+  await waitForServiceAccount(client, namespace, signal);
+
+  const ctx = {
+    client,
+    namespace,
+    language: opts.language,
+    image: opts.image,
+    readyTimeoutMs: opts.readyTimeoutMs,
+    runTimeoutMs: opts.runTimeoutMs,
+    nowMicros: env.nowMicros,
+    progress,
+    signal,
+  };
+  const scenarios: ScenarioResult[] = [];
+  for (const sc of opts.scenarios) scenarios.push(await runScenario(ctx, sc));
+
+  let ceiling: WriteCeiling | undefined;
+  if (opts.ceiling) {
+    const concurrency = Math.max(...opts.scenarios.map((s) => s.concurrency));
+    progress.line(`ceiling: ${opts.ceilingObjects} ConfigMap creates + patches, ${concurrency} in flight`);
+    ceiling = await measureWriteCeiling(client, namespace, opts.ceilingObjects, concurrency, signal);
+  }
+  let jobs: JobBaseline | undefined;
+  if (opts.jobs > 0) {
+    progress.line(`jobs: ${opts.jobs} Jobs (bash -c true), ${opts.jobConcurrency} created at a time`);
+    jobs = await measureJobs(
+      client,
+      namespace,
+      opts.jobs,
+      opts.jobConcurrency,
+      opts.runTimeoutMs,
+      env.nowMicros,
+      progress,
+      signal,
+    );
+  }
+  const { scenarios: _, ...rest } = opts;
+  return {
+    startedAt,
+    machine: machineInfo(),
+    cluster: await clusterInfo(client),
+    namespace,
+    options: rest,
+    scenarios,
+    ceiling,
+    jobs,
+  };
+}
+
+/** Pods (the Runtime's, the Jobs') need the namespace's default ServiceAccount, made asynchronously. */
+async function waitForServiceAccount(
+  client: KubeClient,
+  namespace: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && !signal.aborted) {
+    try {
+      await client.get(path(R.serviceAccounts, namespace, "default"));
+      return;
+    } catch {
+      await Bun.sleep(100);
+    }
+  }
+}
+
+/** Deletes the benchmark's namespace (and with it every Runtime, Run, ConfigMap and Job in it). */
+export async function deleteBenchNamespace(client: KubeClient, namespace: string): Promise<void> {
+  await client
+    .delete(path(R.namespaces, undefined, namespace), { propagationPolicy: "Background" })
+    .catch(() => {});
+}

@@ -1,0 +1,88 @@
+/**
+ * Watches the objects one benchmark step creates (by label) and records, for each, the first
+ * event in which it is done, with the wall-clock µs the event arrived. One watch, re-established
+ * from the last resourceVersion when the server closes it; nothing polls.
+ */
+import { isGone, type KubeClient, type KubeObject, watchStream } from "@kruntimes/kube";
+
+export interface Seen<T> {
+  object: T;
+  seenMicros: number;
+}
+
+export class DoneCollector<T extends KubeObject> {
+  readonly done = new Map<string, Seen<T>>();
+  private readonly abort = new AbortController();
+  private wake?: () => void;
+  private failure?: unknown;
+  private loop?: Promise<void>;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly collectionPath: string,
+    private readonly labelSelector: string,
+    private readonly isDone: (o: T) => boolean,
+    private readonly now: () => number,
+  ) {}
+
+  /** Lists (for a resourceVersion) and starts watching; resolves once the watch is requested. */
+  async start(): Promise<void> {
+    const list = await this.client.list<T>(this.collectionPath, { labelSelector: this.labelSelector });
+    for (const o of list.items) this.observe(o);
+    this.loop = this.run(list.metadata.resourceVersion);
+  }
+
+  private observe(o: T): void {
+    const name = o.metadata.name ?? "";
+    if (this.done.has(name) || !this.isDone(o)) return;
+    this.done.set(name, { object: o, seenMicros: this.now() });
+    this.wake?.();
+  }
+
+  private async run(rv: string | undefined): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      try {
+        for await (const ev of watchStream<T>(
+          this.client,
+          this.collectionPath,
+          { labelSelector: this.labelSelector, resourceVersion: rv },
+          this.abort.signal,
+        )) {
+          rv = ev.object.metadata.resourceVersion ?? rv;
+          if (ev.type === "ADDED" || ev.type === "MODIFIED") this.observe(ev.object);
+        }
+      } catch (e) {
+        if (this.abort.signal.aborted) return;
+        if (!isGone(e)) {
+          this.failure = e;
+          this.wake?.();
+          return;
+        }
+        const list = await this.client.list<T>(this.collectionPath, { labelSelector: this.labelSelector });
+        for (const o of list.items) this.observe(o);
+        rv = list.metadata.resourceVersion;
+      }
+    }
+  }
+
+  /** Resolves when `count` objects are done; rejects on a watch failure or when `signal` aborts. */
+  async waitFor(count: number, signal: AbortSignal, onProgress?: (done: number) => void): Promise<void> {
+    while (this.done.size < count) {
+      if (this.failure) throw this.failure;
+      if (signal.aborted) throw signal.reason ?? new Error("aborted");
+      onProgress?.(this.done.size);
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        const t = setTimeout(resolve, 250);
+        signal.addEventListener("abort", () => resolve(), { once: true });
+        void t;
+      });
+    }
+    onProgress?.(this.done.size);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The benchmark's result for people: per scenario a stage × percentile table (ms), throughput,
+ * concurrency and failures; then the baselines and the ratios against them. Markdown for
+ * bench/results uses the same rows.
+ */
+
+import type { BenchResult } from "./bench.ts";
+import { STAGES } from "./breakdown.ts";
+import type { ScenarioResult } from "./run-scenario.ts";
+import type { Summary } from "./stats.ts";
+
+const ms = (v: number) =>
+  Number.isNaN(v) ? "-" : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0);
+
+function stageRows(r: ScenarioResult): string[][] {
+  return STAGES.map((k) => {
+    const s: Summary = r.breakdown.stages[k];
+    return [k, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), ms(s.mean), String(s.n)];
+  });
+}
+
+const HEADER = ["stage (ms)", "p50", "p95", "p99", "max", "mean", "n"];
+
+export function scenarioTitle(r: ScenarioResult): string {
+  const s = r.scenario;
+  return `${s.name} — ${r.language}, ${s.runs} Runs, ${s.concurrency} creates in flight, ${s.pods} pods × ${s.slotsPerPod} slots, ${s.work}`;
+}
+
+function scenarioFacts(r: ScenarioResult): string {
+  const b = r.breakdown;
+  return `${b.succeeded} succeeded, ${b.failed} failed; ${b.throughput.toFixed(1)} Runs/s over ${b.wallSeconds.toFixed(2)} s; max ${b.maxConcurrent} executing at once, max ${b.maxPending} waiting for a pod`;
+}
+
+/** The lines comparing the measured numbers with the baselines (empty when none ran). */
+export function comparisons(res: BenchResult): string[] {
+  const out: string[] = [];
+  const c = res.ceiling;
+  if (c) {
+    out.push(
+      `apiserver write ceiling: ${c.writesPerSecond.toFixed(0)} writes/s (${c.objects} ConfigMap creates + patches, ${c.concurrency} in flight) → at most ${c.idealRunsPerSecond.toFixed(0)} Runs/s at 3 writes per Run`,
+    );
+    for (const r of res.scenarios)
+      if (r.scenario.work === "noop")
+        out.push(
+          `${r.scenario.name}: ${r.breakdown.throughput.toFixed(1)} Runs/s = ${((100 * r.breakdown.throughput) / c.idealRunsPerSecond).toFixed(0)}% of that`,
+        );
+  }
+  const j = res.jobs;
+  if (j) {
+    out.push(
+      `one Job per task: create → Complete p50 ${ms(j.complete.p50)} ms, p95 ${ms(j.complete.p95)} ms (${j.complete.n} Jobs, ${j.failed} failed)`,
+    );
+    for (const r of res.scenarios) {
+      const p50 = r.breakdown.stages.complete.p50;
+      if (r.scenario.work === "noop" && p50 > 0)
+        out.push(
+          `${r.scenario.name}: complete p50 is ${(j.complete.p50 / p50).toFixed(1)}× faster than a Job per task`,
+        );
+    }
+  }
+  return out;
+}
+
+function align(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return rows
+    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  "))
+    .join("\n");
+}
+
+export function renderText(res: BenchResult): string {
+  const out: string[] = [];
+  for (const r of res.scenarios) {
+    out.push(scenarioTitle(r), align([HEADER, ...stageRows(r)]), scenarioFacts(r));
+    for (const f of r.failures)
+      out.push(`  not succeeded: ${f.name} ${f.phase ?? ""} ${f.reason ?? ""} ${f.message ?? ""}`.trimEnd());
+    out.push("");
+  }
+  out.push(...comparisons(res));
+  return out.join("\n").trimEnd();
+}
+
+export function renderMarkdown(res: BenchResult): string {
+  const m = res.machine;
+  const out = [
+    `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}, bun ${m.bun}. Cluster: ${res.cluster.version ?? "unknown version"} at ${res.cluster.server}. Started ${res.startedAt}.`,
+    "",
+  ];
+  for (const r of res.scenarios) {
+    out.push(
+      `### ${scenarioTitle(r)}`,
+      "",
+      `| ${HEADER.join(" | ")} |`,
+      `|${HEADER.map(() => "---").join("|")}|`,
+    );
+    for (const row of stageRows(r)) out.push(`| ${row.join(" | ")} |`);
+    out.push("", scenarioFacts(r), "");
+  }
+  const cmp = comparisons(res);
+  if (cmp.length) out.push("### Baselines", "", ...cmp.map((l) => `- ${l}`), "");
+  return out.join("\n");
+}

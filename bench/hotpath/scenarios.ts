@@ -1,0 +1,62 @@
+/** The `krt bench` scenarios: how many Runs, how fast they arrive, the pool they land on, the work. */
+import type { RunSource, RunSpec } from "@kruntimes/api";
+
+export type RuntimeLanguage = "bash" | "python";
+export const LANGUAGES: readonly RuntimeLanguage[] = ["bash", "python"];
+
+export type Work = "noop" | "sleep-500ms";
+
+export interface Scenario {
+  name: string;
+  description: string;
+  runs: number;
+  /** Creates in flight at once. */
+  concurrency: number;
+  pods: number;
+  slotsPerPod: number;
+  work: Work;
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: "hotpath",
+    description: "no-op Runs on an idle warm pool: the latency of the hot path",
+    runs: 50,
+    concurrency: 25,
+    pods: 2,
+    slotsPerPod: 64,
+    work: "noop",
+  },
+  {
+    name: "backlog",
+    description: "500 ms Runs on a small pool: queueing and release at capacity",
+    runs: 40,
+    concurrency: 40,
+    pods: 2,
+    slotsPerPod: 4,
+    work: "sleep-500ms",
+  },
+  {
+    name: "burst",
+    description: "2,000 no-op Runs, 64 creates in flight: throughput",
+    runs: 2000,
+    concurrency: 64,
+    pods: 2,
+    slotsPerPod: 64,
+    work: "noop",
+  },
+];
+
+export function scenarioNamed(name: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.name === name);
+}
+
+/** The Run spec for one unit of `work` in `language` (an inline, standalone script). */
+export function workSpec(runtime: string, language: RuntimeLanguage, work: Work): RunSpec {
+  const scripts: Record<RuntimeLanguage, Record<Work, string>> = {
+    bash: { noop: "true\n", "sleep-500ms": "sleep 0.5\n" },
+    python: { noop: "pass\n", "sleep-500ms": "import time\ntime.sleep(0.5)\n" },
+  };
+  const source: RunSource = { inline: scripts[language][work] };
+  return { runtime, mode: { task: {} }, source };
+}

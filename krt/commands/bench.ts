@@ -1,0 +1,191 @@
+/** `krt bench`: hot-path latency breakdown, backlog and burst scenarios, with baselines, on any cluster. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command, Option } from "clipanion";
+import { type BenchOptions, deleteBenchNamespace, runBench } from "../../bench/hotpath/bench.ts";
+import { BenchError } from "../../bench/hotpath/bench-error.ts";
+import { Progress } from "../../bench/hotpath/progress.ts";
+import { renderMarkdown, renderText } from "../../bench/hotpath/report.ts";
+import {
+  LANGUAGES,
+  type RuntimeLanguage,
+  SCENARIOS,
+  type Scenario,
+  scenarioNamed,
+} from "../../bench/hotpath/scenarios.ts";
+import { KrtCommand } from "../base-command.ts";
+import { CliError } from "../errors.ts";
+import { ExitCode } from "../exit-codes.ts";
+import type { GlobalOptions } from "../options.ts";
+import { parseDurationMs } from "../runs/duration.ts";
+
+export class BenchCommand extends KrtCommand {
+  static override paths = [["bench"]];
+  static override usage = Command.Usage({
+    category: "Benchmarks",
+    description: "Measure the hot path: a per-Run latency breakdown, throughput and baselines",
+    details: `
+      Creates a namespace of its own and, per scenario, a Runtime (container \`runtime\`, image
+      \`ghcr.io/kruntimes/<runtime>\`), waits until every pod is available, creates the Runs (the
+      client's µs clock in \`kruntimes.io/created-micros\`) and watches them end. Each Run's
+      \`status.timing\` gives schedule (created→scheduled), dispatch (scheduled→started), execution
+      (started→finished) and report (finished→reported); the watch adds observe (reported→seen)
+      and complete (created→seen). Printed as p50/p95/p99/max in ms, with throughput, the most Runs
+      executing at once and the most waiting for a pod.
+
+      Scenarios: ${SCENARIOS.map((s) => `\`${s.name}\` (${s.runs} Runs, ${s.concurrency} creates in flight, ${s.pods} pods × ${s.slotsPerPod} slots, ${s.work})`).join("; ")}.
+      \`--runs\`, \`--concurrency\`, \`--pods\` and \`--slots\` override every chosen scenario.
+
+      Baselines, in the same run and namespace: the apiserver write ceiling (ConfigMap creates +
+      patches with the same client and concurrency; Runs/s is compared with ceiling ÷ 3 writes per
+      Run) and one Kubernetes Job per task (image \`bash\`, \`bash -c true\`, create → Complete by
+      watch). Progress goes to stderr. Everything is deleted at the end, also on Ctrl-C (exit 130),
+      unless \`--keep\`. Exits 83 when a Run or Job did not succeed.
+    `,
+    examples: [
+      ["The hot path on bash", "krt bench"],
+      ["All scenarios on python, as JSON", "krt bench --scenario all --runtime python -o json"],
+      ["Record results for the repository", "krt bench --scenario all --record bench/results"],
+      ["A tiny smoke run without baselines", "krt bench --runs 5 --pods 1 --slots 4 --no-ceiling --jobs 0"],
+    ],
+  });
+
+  scenario = Option.String("--scenario,-s", "hotpath", {
+    description: `Scenarios, comma-separated: ${SCENARIOS.map((s) => s.name).join(", ")} or all (default: hotpath)`,
+  });
+  runtime = Option.String("--runtime,-r", "bash", {
+    description: `Runtime language: ${LANGUAGES.join("|")} (default: bash)`,
+  });
+  image = Option.String("--image", {
+    description: "Image of the runtime container (default: ghcr.io/kruntimes/<runtime>)",
+  });
+  runs = Option.String("--runs", { description: "Runs per scenario (overrides the scenario)" });
+  concurrency = Option.String("--concurrency,-c", {
+    description: "Creates in flight (overrides the scenario)",
+  });
+  pods = Option.String("--pods", { description: "Pods of the Runtime (overrides the scenario)" });
+  slots = Option.String("--slots", { description: "Concurrent Runs per pod (overrides the scenario)" });
+  ceiling = Option.Boolean("--ceiling", true, {
+    description: "Measure the apiserver write ceiling (--no-ceiling skips it)",
+  });
+  ceilingObjects = Option.String("--ceiling-objects", "500", {
+    description: "ConfigMaps for the ceiling, 2 writes each (default: 500)",
+  });
+  jobs = Option.String("--jobs", "20", {
+    description: "Jobs for the Job-per-task baseline; 0 skips it (default: 20)",
+  });
+  jobConcurrency = Option.String("--job-concurrency", "5", {
+    description: "Jobs created at a time (default: 5)",
+  });
+  readyTimeout = Option.String("--ready-timeout", "3m", {
+    description: "Longest to wait for a Runtime's pods (default: 3m)",
+  });
+  timeout = Option.String("--timeout", "10m", {
+    description: "Longest one scenario's Runs may take (default: 10m)",
+  });
+  record = Option.String("--record", {
+    description: "Also write hotpath-<date>.md and .json into this directory",
+  });
+  keep = Option.Boolean("--keep", false, { description: "Keep the namespace and what is in it" });
+
+  async run(opts: GlobalOptions): Promise<number | undefined> {
+    if (opts.namespace || opts.allNamespaces)
+      throw CliError.usage("krt bench creates a namespace of its own; -n/-A do not apply", "drop -n/-A");
+    if (opts.output !== "table" && opts.output !== "json")
+      throw CliError.usage(`krt bench prints a table or -o json, not -o ${opts.output}`);
+    const benchOpts = this.options();
+    const { client } = this.connect(opts);
+    const abort = new AbortController();
+    let namespace: string | undefined;
+    const onSigint = () => {
+      this.context.stderr.write("\ninterrupted: cleaning up (Ctrl-C again to quit at once)\n");
+      process.once("SIGINT", () => process.exit(ExitCode.Interrupted));
+      abort.abort(new CliError(ExitCode.Interrupted, "interrupted"));
+    };
+    process.once("SIGINT", onSigint);
+    const tty = Boolean((this.context.stderr as { isTTY?: boolean }).isTTY);
+    const progress = new Progress(this.context.stderr, tty);
+    try {
+      const result = await runBench(
+        {
+          client,
+          nowMicros: this.context.nowMicros,
+          progress,
+          signal: abort.signal,
+          onNamespace: (n) => (namespace = n),
+        },
+        benchOpts,
+      );
+      this.print(opts.output === "json" ? JSON.stringify(result, null, 2) : renderText(result));
+      if (this.record) {
+        mkdirSync(this.record, { recursive: true });
+        const base = join(this.record, `hotpath-${result.startedAt.slice(0, 10)}`);
+        writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+        writeFileSync(`${base}.md`, renderMarkdown(result));
+        progress.line(`recorded ${base}.json and ${base}.md`);
+      }
+      const failed = result.scenarios.some((s) => s.breakdown.failed > 0) || (result.jobs?.failed ?? 0) > 0;
+      return failed ? ExitCode.BenchFailures : undefined;
+    } catch (e) {
+      if (abort.signal.aborted) throw abort.signal.reason;
+      throw e instanceof BenchError ? new CliError(ExitCode.WaitTimeout, e.message, e.hint) : e;
+    } finally {
+      process.off("SIGINT", onSigint);
+      if (namespace && !this.keep) {
+        progress.line(`deleting namespace ${namespace}`);
+        await deleteBenchNamespace(client, namespace);
+      } else if (namespace) progress.line(`kept namespace ${namespace}`);
+    }
+  }
+
+  private options(): BenchOptions {
+    const names =
+      this.scenario === "all" ? SCENARIOS.map((s) => s.name) : this.scenario.split(",").map((s) => s.trim());
+    const scenarios: Scenario[] = names.map((n) => {
+      const s = scenarioNamed(n);
+      if (!s)
+        throw CliError.usage(
+          `unknown scenario "${n}"`,
+          `use ${SCENARIOS.map((x) => x.name).join(", ")} or all`,
+        );
+      return {
+        ...s,
+        runs: this.count("--runs", this.runs) ?? s.runs,
+        concurrency: this.count("--concurrency", this.concurrency) ?? s.concurrency,
+        pods: this.count("--pods", this.pods) ?? s.pods,
+        slotsPerPod: this.count("--slots", this.slots) ?? s.slotsPerPod,
+      };
+    });
+    if (!LANGUAGES.includes(this.runtime as RuntimeLanguage))
+      throw CliError.usage(
+        `unknown runtime "${this.runtime}"`,
+        `use --runtime ${LANGUAGES.join(" or ")} (and --image for another image)`,
+      );
+    const language = this.runtime as RuntimeLanguage;
+    return {
+      scenarios,
+      language,
+      image: this.image ?? `ghcr.io/kruntimes/${language}`,
+      ceiling: this.ceiling,
+      ceilingObjects: this.count("--ceiling-objects", this.ceilingObjects) ?? 500,
+      jobs: this.count("--jobs", this.jobs, true) ?? 20,
+      jobConcurrency: this.count("--job-concurrency", this.jobConcurrency) ?? 5,
+      readyTimeoutMs: this.duration("--ready-timeout", this.readyTimeout),
+      runTimeoutMs: this.duration("--timeout", this.timeout),
+    };
+  }
+
+  private count(flag: string, v: string | undefined, zeroOk = false): number | undefined {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!/^[0-9]+$/.test(v) || (!zeroOk && n === 0) || n > 100_000)
+      throw CliError.usage(`${flag} "${v}" must be a whole number from ${zeroOk ? 0 : 1} to 100000`);
+    return n;
+  }
+
+  private duration(flag: string, v: string): number {
+    const ms = parseDurationMs(v);
+    if (ms === undefined || ms <= 0) throw CliError.usage(`${flag} "${v}" is not a duration`, "e.g. 90s, 5m");
+    return ms;
+  }
+}

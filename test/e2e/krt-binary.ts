@@ -1,0 +1,124 @@
+/**
+ * The compiled krt binary for the e2e suites: built once per test process by krt/build.sh, run
+ * with a clean environment pointing at the test cluster. Streaming runs expose stdout as it comes.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CustomResourceDefinition, crds } from "@kruntimes/api";
+import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
+import { eventually } from "../support/cluster.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+let built: Promise<string> | undefined;
+
+/** Builds dist krt into a temp dir (once per process) and returns its path. */
+export function buildKrt(): Promise<string> {
+  built ??= (async () => {
+    const bin = join(mkdtempSync(join(tmpdir(), "krt-e2e-")), "krt");
+    const p = Bun.spawn(["bash", join(ROOT, "krt", "build.sh"), bin], { stdout: "pipe", stderr: "pipe" });
+    if ((await p.exited) !== 0)
+      throw new Error(`krt/build.sh failed: ${await new Response(p.stderr).text()}`);
+    return bin;
+  })();
+  return built;
+}
+
+export interface KrtResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface KrtOptions {
+  kubeconfig: string;
+  env?: Record<string, string>;
+  stdin?: string;
+}
+
+function spawnKrt(bin: string, args: string[], opts: KrtOptions) {
+  return Bun.spawn([bin, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), KUBECONFIG: opts.kubeconfig, ...opts.env },
+    stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
+export async function runKrt(bin: string, args: string[], opts: KrtOptions): Promise<KrtResult> {
+  const proc = spawnKrt(bin, args, opts);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+/** A running krt whose output so far can be read while it runs. */
+export interface LiveKrt {
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when `text` has appeared on stdout. */
+  waitForStdout(text: string, timeoutMs?: number): Promise<void>;
+  result: Promise<KrtResult>;
+  kill(): void;
+}
+
+export function startKrt(bin: string, args: string[], opts: KrtOptions): LiveKrt {
+  const proc = spawnKrt(bin, args, opts);
+  let out = "";
+  let err = "";
+  const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {
+    const d = new TextDecoder();
+    for await (const chunk of s) add(d.decode(chunk, { stream: true }));
+  };
+  const outDone = pump(proc.stdout, (t) => {
+    out += t;
+  });
+  const errDone = pump(proc.stderr, (t) => {
+    err += t;
+  });
+  const result = Promise.all([outDone, errDone, proc.exited]).then(([, , code]) => ({
+    code,
+    stdout: out,
+    stderr: err,
+  }));
+  return {
+    stdout: () => out,
+    stderr: () => err,
+    async waitForStdout(text, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!out.includes(text)) {
+        if (Date.now() > deadline || proc.exitCode !== null)
+          throw new Error(`krt ${args.join(" ")}: "${text}" not on stdout; stdout: ${out}; stderr: ${err}`);
+        await Bun.sleep(20);
+      }
+    },
+    result,
+    kill: () => proc.kill(),
+  };
+}
+
+/** Creates (or updates) the kruntimes CRDs and waits until they are served. */
+export async function installCrds(client: KubeClient): Promise<void> {
+  for (const crd of crds) await installCrd(client, crd);
+}
+
+async function installCrd(client: KubeClient, crd: CustomResourceDefinition): Promise<void> {
+  const at = path(R.crds, undefined, crd.metadata.name);
+  try {
+    await client.create(path(R.crds), crd);
+  } catch (e) {
+    if (!(e instanceof KubeError && e.code === 409)) throw e;
+    const existing = await client.get<{ metadata: { resourceVersion: string } }>(at);
+    await client.replace(at, {
+      ...crd,
+      metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion },
+    });
+  }
+  await eventually(`CRD ${crd.metadata.name} Established`, async () => {
+    const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(at);
+    return got.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
+  });
+}
