@@ -4,6 +4,8 @@ import { breakdown, runTimes, stagesOf } from "./breakdown.ts";
 
 function run(name: string, timing: Record<string, number>, phase = "Succeeded", annotation?: number): Run {
   return {
+    apiVersion: "kruntimes.io/v1alpha1",
+    kind: "Run",
     metadata: { name, annotations: annotation ? { [Annotations.createdMicros]: String(annotation) } : {} },
     spec: { runtime: "bash", mode: { task: {} } },
     status: { phase: phase as "Succeeded", timing },
