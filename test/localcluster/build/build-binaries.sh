@@ -47,6 +47,8 @@ ldflags_for() {
       local v=$2 minor; minor=${v#v1.}; minor=${minor%%.*}
       local p=k8s.io/component-base/version
       echo "-X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z" ;;
+    # `helm version` reports only major.minor unless told the full version.
+    helm) echo "-X helm.sh/helm/v4/internal/version.version=$2 -X helm.sh/helm/v4/internal/version.gitTreeState=clean" ;;
     *) echo "" ;;
   esac
 }
