@@ -16,7 +16,7 @@ export interface RuntimeClients {
 export function connectUnix(socketPath: string): RuntimeClients {
   const transport = createConnectTransport({
     baseUrl: "http://runtime-server",
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
+    fetch: ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
       fetch(input, { ...init, unix: socketPath } as RequestInit)) as typeof fetch,
   });
   return { runtime: createClient(RuntimeService, transport), task: createClient(TaskService, transport) };

@@ -1,0 +1,100 @@
+/**
+ * The few programs the conformance suite runs, written once per language. A new runtime joins
+ * the suite by providing these; the checks themselves are shared.
+ */
+
+export interface LanguageScripts {
+  language: string;
+  /** File extension of entrypoint scripts (".sh", ".py"). */
+  extension: string;
+  /** Prints "out" on stdout and "err" on stderr, exits 0. */
+  hello: string;
+  /** Exits with `code`. */
+  exit(code: number): string;
+  /** Ends itself with `signal`. */
+  killSelf(signal: "SIGTERM" | "SIGKILL"): string;
+  /** Prints `NAME=value` per name ("NAME=<unset>" when missing). */
+  printEnv(names: readonly string[]): string;
+  /** An entrypoint file: prints each argument on its own line, then the working directory. */
+  printArgs: string;
+  /** Prints "ready", then sleeps `seconds` without output. */
+  sleep(seconds: number): string;
+  /** Prints "ready"; on SIGTERM prints "term" and keeps running until killed. */
+  ignoreTerm: string;
+  /** Prints `before`, waits until `path` exists, prints `after`. */
+  waitForFile(path: string, before: string, after: string): string;
+  /** Appends `text` verbatim to $KRUNTIME_OUTPUTS. */
+  writeOutputs(text: string): string;
+  /** Writes `n` bytes to stdout: the lines "0\n1\n2\n..." cut to exactly n bytes. */
+  printBytes(n: number): string;
+  /** Starts a child that sleeps 30 s in the background, prints its pid, exits 0. */
+  orphan: string;
+  /** Args run as commands (shell-style runtimes), or undefined when the runtime refuses them. */
+  commands?: { args: string[]; stdout: string; exitCode: number };
+  /** A variable the interpreter reads at start-up: a Run changing it is cold-started. */
+  startupEnv: Record<string, string>;
+}
+
+/** The stdout of printBytes(n). */
+export function expectedBytes(n: number): string {
+  let text = "";
+  for (let i = 0; text.length < n; i++) text += `${i}\n`;
+  return text.slice(0, n);
+}
+
+const sq = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+export const bashScripts: LanguageScripts = {
+  language: "bash",
+  extension: ".sh",
+  hello: "echo out\necho err >&2\n",
+  exit: (code) => `exit ${code}\n`,
+  killSelf: (signal) => `kill -${signal.slice(3)} $$\nsleep 5\n`,
+  printEnv: (names) => names.map((n) => `echo "${n}=\${${n}-<unset>}"`).join("\n"),
+  printArgs: 'for a in "$@"; do printf "%s\\n" "$a"; done\npwd\n',
+  sleep: (s) => `echo ready\nsleep ${s}\n`,
+  ignoreTerm: "trap 'echo term' TERM\necho ready\nwhile true; do sleep 0.05; done\n",
+  waitForFile: (path, before, after) =>
+    `echo ${sq(before)}\nwhile [ ! -e ${sq(path)} ]; do sleep 0.01; done\necho ${sq(after)}\n`,
+  writeOutputs: (text) => `printf %s ${sq(text)} >> "$KRUNTIME_OUTPUTS"\n`,
+  printBytes: (n) => `seq 0 ${n} | head -c ${n}\n`,
+  orphan: "sleep 30 &\necho $!\n",
+  commands: { args: ["echo one", "echo two", "exit 4", "echo never"], stdout: "one\ntwo\n", exitCode: 4 },
+  startupEnv: { BASH_ENV: "/dev/null" },
+};
+
+const pq = (s: string) => JSON.stringify(s);
+
+export const pythonScripts: LanguageScripts = {
+  language: "python",
+  extension: ".py",
+  hello: "import sys\nprint('out')\nprint('err', file=sys.stderr)\n",
+  exit: (code) => `import sys\nsys.exit(${code})\n`,
+  killSelf: (signal) => `import os, signal, time\nos.kill(os.getpid(), signal.${signal})\ntime.sleep(5)\n`,
+  printEnv: (names) =>
+    `import os\n${names.map((n) => `print(${pq(`${n}=`)} + os.environ.get(${pq(n)}, "<unset>"))`).join("\n")}\n`,
+  printArgs: "import os, sys\nfor a in sys.argv[1:]:\n    print(a)\nprint(os.getcwd())\n",
+  sleep: (s) => `import time\nprint('ready', flush=True)\ntime.sleep(${s})\n`,
+  ignoreTerm: [
+    "import signal, time",
+    "signal.signal(signal.SIGTERM, lambda *_: print('term', flush=True))",
+    "print('ready', flush=True)",
+    "while True:",
+    "    time.sleep(0.05)",
+    "",
+  ].join("\n"),
+  waitForFile: (path, before, after) =>
+    [
+      "import os, time",
+      `print(${pq(before)}, flush=True)`,
+      `while not os.path.exists(${pq(path)}):`,
+      "    time.sleep(0.01)",
+      `print(${pq(after)}, flush=True)`,
+      "",
+    ].join("\n"),
+  writeOutputs: (text) =>
+    `import os\nwith open(os.environ['KRUNTIME_OUTPUTS'], 'a') as f:\n    f.write(${pq(text)})\n`,
+  printBytes: (n) => `import sys\ns = ''.join(f'{i}\\n' for i in range(${n}))[:${n}]\nsys.stdout.write(s)\n`,
+  orphan: "import subprocess\np = subprocess.Popen(['sleep', '30'])\nprint(p.pid)\n",
+  startupEnv: { PYTHONHASHSEED: "7" },
+};
