@@ -31,6 +31,12 @@ export function startController(o: {
   namespace: string;
   kubeconfig: string;
   flags?: string[];
+  /**
+   * `stand-in` (default): the heartbeat-only stand-in, Runs stay Scheduled until the test acts.
+   * `real`: the controller's default runtimed image, which the local node agent maps to
+   * `bun runtimed/main.ts` — Runs execute for real.
+   */
+  runtimed?: "stand-in" | "real";
 }): ControllerProcess {
   const logFile = join(tmpdir(), `krt-controller-${o.namespace}-${process.pid}-${counter++}.log`);
   const fd = openSync(logFile, "w");
@@ -39,7 +45,7 @@ export function startController(o: {
     `--leader-election-namespace=${o.namespace}`,
     "--metrics-port=0",
     "--metrics-host=127.0.0.1",
-    ...TEST_RUNTIMED_FLAGS,
+    ...(o.runtimed === "real" ? [] : TEST_RUNTIMED_FLAGS),
     "--leader-lease-duration=4s",
     "--leader-renew-deadline=3s",
     "--leader-retry-period=500ms",
