@@ -13,13 +13,13 @@ node_modules/.bin/biome check .
 node_modules/.bin/tsc -p tsconfig.json --noEmit
 
 step "generated code is fresh"
-for check in scripts/check-generated.sh scripts/check-crds.sh; do
+for check in scripts/check-generated.sh scripts/check-crds.sh scripts/check-cli-docs.sh; do
   if [[ -f $check ]]; then bash "$check"; fi
 done
 
 step "unit tests"
 unit_dirs=()
-for d in api kube controller runtimed gateway krt runtimes test/localcluster; do
+for d in api kube controller runtimed gateway krt runtimes bench test/localcluster; do
   if [[ -d $d ]]; then unit_dirs+=("./$d"); fi
 done
 bun test --timeout 60000 "${unit_dirs[@]}"
