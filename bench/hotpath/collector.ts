@@ -65,17 +65,26 @@ export class DoneCollector<T extends KubeObject> {
     }
   }
 
-  /** Resolves when `count` objects are done; rejects on a watch failure or when `signal` aborts. */
+  /** Resolves when `count` objects are done; rejects on a watch failure, on `stop()` or when `signal` aborts. */
   async waitFor(count: number, signal: AbortSignal, onProgress?: (done: number) => void): Promise<void> {
     while (this.done.size < count) {
       if (this.failure) throw this.failure;
       if (signal.aborted) throw signal.reason ?? new Error("aborted");
+      if (this.abort.signal.aborted) throw new Error("the collector was stopped");
       onProgress?.(this.done.size);
+      // Woken by each done object; the timer only refreshes the progress display.
       await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        const t = setTimeout(resolve, 250);
-        signal.addEventListener("abort", () => resolve(), { once: true });
-        void t;
+        const wake = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", wake);
+          this.abort.signal.removeEventListener("abort", wake);
+          this.wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(wake, 250);
+        this.wake = wake;
+        signal.addEventListener("abort", wake);
+        this.abort.signal.addEventListener("abort", wake);
       });
     }
     onProgress?.(this.done.size);
