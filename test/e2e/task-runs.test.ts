@@ -124,6 +124,21 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
     rmSync(host, { recursive: true, force: true });
   }, 60_000);
 
+  test("the example in docs/concepts/runs.md succeeds with its output", async () => {
+    const doc = await Bun.file(new URL("../../docs/concepts/runs.md", import.meta.url)).text();
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    if (!yaml) throw new Error("no yaml example in runs.md");
+    const example = Bun.YAML.parse(yaml) as Run;
+    await client.create(path(RunResource, ns.name), example);
+    const r = await finished(example.metadata.name as string);
+    expect(r.status).toMatchObject({
+      phase: "Succeeded",
+      exitCode: 0,
+      stdoutTail: "hello world\n",
+      outputs: { greeting: "hello world" },
+    });
+  });
+
   describe("bash input shapes", () => {
     test("inline script: Succeeded/Completed with tails, outputs, timing", async () => {
       const r = await runToEnd("bash", {
