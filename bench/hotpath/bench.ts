@@ -1,12 +1,13 @@
 /**
- * `krt bench`: the scenarios, then the baselines, in one namespace the benchmark creates (the
- * caller deletes it, also on Ctrl-C). Everything the result holds was measured in this run.
+ * `krt bench`: the scenarios, then the baselines, in one namespace — one the benchmark creates, or
+ * a given one — which the caller cleans up, also on Ctrl-C. Everything the result holds was measured in this run.
  */
+import { RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import { type JobBaseline, measureJobs } from "./job-baseline.ts";
 import { type ClusterInfo, clusterInfo, type MachineInfo, machineInfo } from "./machine.ts";
 import type { Progress } from "./progress.ts";
-import { runScenario, type ScenarioResult } from "./run-scenario.ts";
+import { BENCH_LABEL, runScenario, type ScenarioResult } from "./run-scenario.ts";
 import type { RuntimeLanguage, Scenario } from "./scenarios.ts";
 import { measureWriteCeiling, type WriteCeiling } from "./write-ceiling.ts";
 
@@ -42,20 +43,25 @@ export interface BenchEnv {
   nowMicros(): number;
   progress: Progress;
   signal: AbortSignal;
-  /** Told the namespace's name as soon as it exists, so it can be deleted whatever happens. */
-  onNamespace(name: string): void;
+  /** An existing namespace to use instead of creating one (its other contents are left alone). */
+  namespace?: string;
+  /** Told the namespace's name as soon as it exists, so it can be cleaned up whatever happens. */
+  onNamespace(name: string, created: boolean): void;
 }
 
 export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<BenchResult> {
   const { client, progress, signal } = env;
   const startedAt = new Date().toISOString();
-  const ns = await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
-    metadata: { generateName: "krt-bench-", labels: { "app.kubernetes.io/managed-by": "krt-bench" } },
-  });
-  const namespace = ns.metadata.name;
-  env.onNamespace(namespace);
-  progress.line(`namespace ${namespace}`);
-  await waitForServiceAccount(client, namespace, signal);
+  let namespace = env.namespace;
+  if (namespace === undefined) {
+    const ns = await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
+      metadata: { generateName: "krt-bench-", labels: { "app.kubernetes.io/managed-by": "krt-bench" } },
+    });
+    namespace = ns.metadata.name;
+    env.onNamespace(namespace, true);
+    progress.line(`namespace ${namespace}`);
+    await waitForServiceAccount(client, namespace, signal);
+  } else env.onNamespace(namespace, false);
 
   const ctx = {
     client,
@@ -119,6 +125,13 @@ async function waitForServiceAccount(
       await Bun.sleep(100);
     }
   }
+}
+
+/** Deletes what the benchmark made in a namespace it was given: everything with its label. */
+export async function deleteBenchObjects(client: KubeClient, namespace: string): Promise<void> {
+  const selector = { labelSelector: BENCH_LABEL, propagationPolicy: "Background" };
+  for (const r of [RunResource, RuntimeResource, R.configMaps, R.jobs])
+    await client.delete(path(r, namespace), undefined, selector).catch(() => {});
 }
 
 /** Deletes the benchmark's namespace (and with it every Runtime, Run, ConfigMap and Job in it). */

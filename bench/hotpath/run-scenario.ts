@@ -18,11 +18,10 @@ import { type Breakdown, breakdown } from "./breakdown.ts";
 import { DoneCollector } from "./collector.ts";
 import { inParallel } from "./pool-limit.ts";
 import type { Progress } from "./progress.ts";
-import { createPool, type PoolSpec, waitPoolReady } from "./runtime-pool.ts";
+import { BENCH_LABEL, createPool, type PoolSpec, waitPoolReady } from "./runtime-pool.ts";
 import { type RuntimeLanguage, type Scenario, workSpec } from "./scenarios.ts";
 
-/** Label on everything the benchmark creates: the step it belongs to. */
-export const BENCH_LABEL = "kruntimes.io/bench";
+export { BENCH_LABEL };
 
 export interface ScenarioContext {
   client: KubeClient;

@@ -3,6 +3,9 @@ import { API_VERSION, RUNTIME_CONTAINER, RUNTIME_KIND, type Runtime, RuntimeReso
 import { isGone, type KubeClient, path, watchStream } from "@kruntimes/kube";
 import { BenchError } from "./bench-error.ts";
 
+/** Label on everything the benchmark creates: the step it belongs to. */
+export const BENCH_LABEL = "kruntimes.io/bench";
+
 export interface PoolSpec {
   namespace: string;
   name: string;
@@ -15,7 +18,7 @@ export async function createPool(client: KubeClient, p: PoolSpec): Promise<void>
   await client.create<Runtime>(path(RuntimeResource, p.namespace), {
     apiVersion: API_VERSION,
     kind: RUNTIME_KIND,
-    metadata: { name: p.name },
+    metadata: { name: p.name, labels: { [BENCH_LABEL]: p.name } },
     spec: {
       replicas: p.pods,
       capacity: { runs: p.slotsPerPod },

@@ -2,7 +2,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command, Option } from "clipanion";
-import { type BenchOptions, deleteBenchNamespace, runBench } from "../../bench/hotpath/bench.ts";
+import {
+  type BenchOptions,
+  deleteBenchNamespace,
+  deleteBenchObjects,
+  runBench,
+} from "../../bench/hotpath/bench.ts";
 import { BenchError } from "../../bench/hotpath/bench-error.ts";
 import { Progress } from "../../bench/hotpath/progress.ts";
 import { renderMarkdown, renderText } from "../../bench/hotpath/report.ts";
@@ -25,7 +30,8 @@ export class BenchCommand extends KrtCommand {
     category: "Benchmarks",
     description: "Measure the hot path: a per-Run latency breakdown, throughput and baselines",
     details: `
-      Creates a namespace of its own and, per scenario, a Runtime (container \`runtime\`, image
+      Creates a namespace of its own (or, with \`-n\`, works in the given one, e.g. the one a
+      namespaced controller watches) and, per scenario, a Runtime (container \`runtime\`, image
       \`ghcr.io/kruntimes/<runtime>\`), waits until every pod is available, creates the Runs (the
       client's µs clock in \`kruntimes.io/created-micros\`) and watches them end. Each Run's
       \`status.timing\` gives schedule (created→scheduled), dispatch (scheduled→started), execution
@@ -39,8 +45,9 @@ export class BenchCommand extends KrtCommand {
       Baselines, in the same run and namespace: the apiserver write ceiling (ConfigMap creates +
       patches with the same client and concurrency; Runs/s is compared with ceiling ÷ 3 writes per
       Run) and one Kubernetes Job per task (image \`bash\`, \`bash -c true\`, create → Complete by
-      watch). Progress goes to stderr. Everything is deleted at the end, also on Ctrl-C (exit 130),
-      unless \`--keep\`. Exits 83 when a Run or Job did not succeed.
+      watch). Progress goes to stderr. What it created is deleted at the end, also on Ctrl-C (exit
+      130), unless \`--keep\`: the namespace it made, or in a given namespace everything labelled
+      \`kruntimes.io/bench\`. Exits 83 when a Run or Job did not succeed.
     `,
     examples: [
       ["The hot path on bash", "krt bench"],
@@ -89,14 +96,15 @@ export class BenchCommand extends KrtCommand {
   keep = Option.Boolean("--keep", false, { description: "Keep the namespace and what is in it" });
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
-    if (opts.namespace || opts.allNamespaces)
-      throw CliError.usage("krt bench creates a namespace of its own; -n/-A do not apply", "drop -n/-A");
+    if (opts.allNamespaces)
+      throw CliError.usage("krt bench works in one namespace; -A does not apply", "drop -A");
     if (opts.output !== "table" && opts.output !== "json")
       throw CliError.usage(`krt bench prints a table or -o json, not -o ${opts.output}`);
     const benchOpts = this.options();
     const { client } = this.connect(opts);
     const abort = new AbortController();
     let namespace: string | undefined;
+    let created = false;
     const onSigint = () => {
       this.context.stderr.write("\ninterrupted: cleaning up (Ctrl-C again to quit at once)\n");
       process.once("SIGINT", () => process.exit(ExitCode.Interrupted));
@@ -112,7 +120,11 @@ export class BenchCommand extends KrtCommand {
           nowMicros: this.context.nowMicros,
           progress,
           signal: abort.signal,
-          onNamespace: (n) => (namespace = n),
+          namespace: opts.namespace,
+          onNamespace: (n, made) => {
+            namespace = n;
+            created = made;
+          },
         },
         benchOpts,
       );
@@ -132,9 +144,11 @@ export class BenchCommand extends KrtCommand {
     } finally {
       process.off("SIGINT", onSigint);
       if (namespace && !this.keep) {
-        progress.line(`deleting namespace ${namespace}`);
-        await deleteBenchNamespace(client, namespace);
-      } else if (namespace) progress.line(`kept namespace ${namespace}`);
+        progress.line(
+          created ? `deleting namespace ${namespace}` : `deleting what krt bench made in ${namespace}`,
+        );
+        await (created ? deleteBenchNamespace(client, namespace) : deleteBenchObjects(client, namespace));
+      } else if (namespace) progress.line(`kept ${namespace}`);
     }
   }
 
