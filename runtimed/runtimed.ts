@@ -108,22 +108,26 @@ export class Runtimed {
     }
   }
 
-  /** The server-side selector when the CRD declares it selectable; else all Runs, filtered here. */
+  /**
+   * The narrowest server-side selector the Run CRD supports: this pod's unfinished Runs, else all
+   * of this pod's Runs, else none (every Run of the namespace, filtered here). Finished Runs are
+   * kept out of the cache where possible: their tails would only cost memory.
+   */
   private async fieldSelector(): Promise<string | undefined> {
-    const sel = `status.assignment.pod=${this.d.o.pod.name}`;
-    try {
-      await this.d.client.list(path(RunResource, this.d.o.pod.namespace), { fieldSelector: sel, limit: 1 });
-      return sel;
-    } catch (e) {
-      if (e instanceof KubeError && e.code === 400) {
-        this.d.log.warn(
-          { err: e.message },
-          "the Run CRD has no selectable status.assignment.pod; watching every Run of the namespace",
-        );
-        return undefined;
+    const pod = `status.assignment.pod=${this.d.o.pod.name}`;
+    const unfinished = ["Succeeded", "Failed", "Timeout", "Cancelled"].map((p) => `status.phase!=${p}`);
+    for (const sel of [[pod, ...unfinished].join(","), pod]) {
+      try {
+        await this.d.client.list(path(RunResource, this.d.o.pod.namespace), { fieldSelector: sel, limit: 1 });
+        return sel;
+      } catch (e) {
+        if (!(e instanceof KubeError && e.code === 400)) throw e;
       }
-      throw e;
     }
+    this.d.log.warn(
+      "the Run CRD has no selectable status.assignment.pod; watching every Run of the namespace",
+    );
+    return undefined;
   }
 
   private consider(run: Run): void {

@@ -102,7 +102,8 @@ export class RunSupervisor {
 
   /** The Run is no longer ours (deleted, or its assignment left this pod): stop, write nothing. */
   abandon(why: string): void {
-    if (this.abandoned) return;
+    // Our own terminal write takes a finished Run out of the field-selected watch: not news.
+    if (this.abandoned || this.writingTerminal) return;
     this.abandoned = true;
     this.d.log.info(
       { run: this.run.metadata.name, runUID: this.uid, attempt: this.attempt },

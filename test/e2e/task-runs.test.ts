@@ -47,7 +47,8 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
   const client = cluster?.client as KubeClient;
   let ns: { name: string; remove(): Promise<void> };
   let ctl: ControllerProcess;
-  const host = mkdtempSync(join(tmpdir(), "krt-e2e-runs-"));
+  // Host files the tasks read and write (pods are host processes on the local cluster).
+  let host = "";
   let n = 0;
 
   async function create(runtimeName: string, spec: Partial<RunSpec>, name = `r${n++}`): Promise<Run> {
@@ -95,6 +96,7 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
   }
 
   beforeAll(async () => {
+    host = mkdtempSync(join(tmpdir(), "krt-e2e-runs-"));
     await installCrds(client);
     ns = await testNamespace(client, "krt-e2e-runs");
     ctl = startController({
@@ -121,7 +123,7 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
     ctl?.kill();
     await ctl?.exited;
     await ns?.remove();
-    rmSync(host, { recursive: true, force: true });
+    if (host) rmSync(host, { recursive: true, force: true });
   }, 60_000);
 
   test("the example in docs/concepts/runs.md succeeds with its output", async () => {
