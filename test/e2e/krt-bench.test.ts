@@ -1,0 +1,115 @@
+/**
+ * krt bench end to end, tiny: the compiled binary against a real controller (namespaced to a test
+ * namespace) and real runtimed + Runtime Server pods — every number comes from real Runs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { RunResource, RuntimeResource } from "@kruntimes/api";
+import { type KubeClient, path, R } from "@kruntimes/kube";
+import type { BenchResult } from "../../bench/hotpath/bench.ts";
+import {
+  type ControllerProcess,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
+import { testCluster, testNamespace } from "../support/cluster.ts";
+import { buildKrt, installCrds, runKrt } from "./krt-binary.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const cluster = testCluster();
+// Runs execute only with runtimed and the Runtime Server in the tree.
+const executable =
+  existsSync(join(ROOT, "runtimed/main.ts")) && existsSync(join(ROOT, "runtimes/server/main.ts"));
+const suite = cluster && executable ? describe : describe.skip;
+
+suite("krt bench (compiled binary, real Runs)", () => {
+  const client = cluster?.client as KubeClient;
+  let ns: Awaited<ReturnType<typeof testNamespace>>;
+  let controller: ControllerProcess | undefined;
+  let bin = "";
+
+  beforeAll(async () => {
+    bin = await buildKrt();
+    await installCrds(client);
+    ns = await testNamespace(client, "krt-bench");
+    controller = startController({
+      namespace: ns.name,
+      kubeconfig: cluster?.kubeconfig ?? "",
+      runtimed: "real",
+    });
+  }, 120_000);
+  afterAll(async () => {
+    controller?.kill();
+    await controller?.exited;
+    await ns?.remove();
+  });
+
+  test("a tiny hot-path run: every Run succeeds, each stage is measured, baselines run, nothing is left", async () => {
+    const r = await runKrt(
+      bin,
+      [
+        "bench",
+        "-n",
+        ns.name,
+        "--runs",
+        "6",
+        "-c",
+        "3",
+        "--pods",
+        "1",
+        "--slots",
+        "4",
+        "--ceiling-objects",
+        "20",
+        "--jobs",
+        "2",
+        "-o",
+        "json",
+      ],
+      { kubeconfig: cluster?.kubeconfig ?? "" },
+    );
+    if (r.code !== 0)
+      throw new Error(`krt bench exited ${r.code}:\n${r.stderr}\n${controller?.log().slice(-2000)}`);
+    const res = JSON.parse(r.stdout) as BenchResult;
+    expect(res.scenarios.length).toBe(1);
+    const b = res.scenarios[0]?.breakdown;
+    expect(b?.succeeded).toBe(6);
+    expect(b?.failed).toBe(0);
+    for (const stage of ["schedule", "dispatch", "execution", "report", "observe", "complete"] as const) {
+      expect(b?.stages[stage].n).toBe(6);
+      expect(b?.stages[stage].p50).toBeGreaterThanOrEqual(0);
+    }
+    expect(b?.stages.complete.p50).toBeGreaterThanOrEqual(b?.stages.schedule.p50 ?? 0);
+    expect(b?.maxConcurrent).toBeGreaterThanOrEqual(1);
+    expect(b?.maxConcurrent).toBeLessThanOrEqual(4);
+    expect(res.ceiling?.writes).toBe(40);
+    expect(res.ceiling?.writesPerSecond).toBeGreaterThan(0);
+    expect(res.jobs?.complete.n).toBe(2);
+    expect(res.namespace).toBe(ns.name);
+    expect(r.stderr).toContain(`deleting what krt bench made in ${ns.name}`);
+
+    const left = async (p: string) =>
+      (
+        await client.list<{ metadata: { deletionTimestamp?: string } }>(p, {
+          labelSelector: "kruntimes.io/bench",
+        })
+      ).items.filter((o) => !o.metadata.deletionTimestamp).length;
+    expect(await left(path(RunResource, ns.name))).toBe(0);
+    expect(await left(path(RuntimeResource, ns.name))).toBe(0);
+    expect(await left(path(R.configMaps, ns.name))).toBe(0);
+  }, 300_000);
+
+  test("bad flags are usage errors before anything is created", async () => {
+    for (const args of [
+      ["bench", "--scenario", "nope"],
+      ["bench", "--runtime", "ruby"],
+      ["bench", "--runs", "0"],
+      ["bench", "--timeout", "soon"],
+      ["bench", "-A"],
+      ["bench", "-o", "yaml"],
+    ]) {
+      const r = await runKrt(bin, args, { kubeconfig: cluster?.kubeconfig ?? "" });
+      expect({ args, code: r.code }).toEqual({ args, code: 64 });
+    }
+  });
+});
