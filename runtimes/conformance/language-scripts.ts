@@ -9,6 +9,8 @@ export interface LanguageScripts {
   extension: string;
   /** Prints "out" on stdout and "err" on stderr, exits 0. */
   hello: string;
+  /** Fails the language's usual way (an unknown command, an uncaught exception): a message on stderr. */
+  fail: string;
   /** Exits with `code`. */
   exit(code: number): string;
   /** Ends itself with `signal`. */
@@ -48,6 +50,7 @@ export const bashScripts: LanguageScripts = {
   language: "bash",
   extension: ".sh",
   hello: "echo out\necho err >&2\n",
+  fail: "echo start\nno_such_command_krt\n",
   exit: (code) => `exit ${code}\n`,
   killSelf: (signal) => `kill -${signal.slice(3)} $$\nsleep 5\n`,
   printEnv: (names) => names.map((n) => `echo "${n}=\${${n}-<unset>}"`).join("\n"),
@@ -69,6 +72,7 @@ export const pythonScripts: LanguageScripts = {
   language: "python",
   extension: ".py",
   hello: "import sys\nprint('out')\nprint('err', file=sys.stderr)\n",
+  fail: "print('start')\ndef f():\n    raise ValueError('boom')\nf()\n",
   exit: (code) => `import sys\nsys.exit(${code})\n`,
   killSelf: (signal) => `import os, signal, time\nos.kill(os.getpid(), signal.${signal})\ntime.sleep(5)\n`,
   printEnv: (names) =>
@@ -94,7 +98,8 @@ export const pythonScripts: LanguageScripts = {
     ].join("\n"),
   writeOutputs: (text) =>
     `import os\nwith open(os.environ['KRUNTIME_OUTPUTS'], 'a') as f:\n    f.write(${pq(text)})\n`,
-  printBytes: (n) => `import sys\ns = ''.join(f'{i}\\n' for i in range(${n}))[:${n}]\nsys.stdout.write(s)\n`,
+  printBytes: (n) =>
+    `import sys\ns = ''.join(f'{i}\\n' for i in range(${Math.ceil(n / 2)}))[:${n}]\nsys.stdout.write(s)\n`,
   orphan: "import subprocess\np = subprocess.Popen(['sleep', '30'])\nprint(p.pid)\n",
   startupEnv: { PYTHONHASHSEED: "7" },
 };

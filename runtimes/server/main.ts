@@ -39,4 +39,12 @@ async function main(): Promise<number> {
   return 0;
 }
 
-process.exit(await main());
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `runtime-server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

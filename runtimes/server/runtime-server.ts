@@ -136,6 +136,9 @@ export class RuntimeServer {
     });
     this.server = Bun.serve({
       unix: options.socketPath,
+      // Streams last as long as their executions and may be silent for long: no idle timeout
+      // (Bun's default of 10 s applies to unix sockets too, though its types omit the option).
+      ...({ idleTimeout: 0 } as object),
       fetch,
       error: (error) => {
         this.logger.error({ err: error }, "request failed");

@@ -1,2 +1,4 @@
-/** Version of the Runtime Server program, reported by Info. */
-export const SERVER_VERSION = "0.1.0";
+/** Version of the Runtime Server program, reported by Info: the runtimes package's version. */
+import pkg from "../package.json" with { type: "json" };
+
+export const SERVER_VERSION: string = pkg.version;

@@ -70,6 +70,21 @@ export function executionsSuite(ctx: SuiteContext): void {
       expect(late.exited?.stdoutTail).toEqual(exited.stdoutTail);
     });
 
+    test("a caller that goes away in the middle of a large output does not stall the Run", async () => {
+      const server = ctx.server();
+      const runUid = uid("gone");
+      const n = 4 * 1024 * 1024;
+      const abort = new AbortController();
+      const first = execute(server, { ...inline(scripts.printBytes(n)), runUid }, abort.signal);
+      await first.until((l) => l.outputs(1).length > 0);
+      abort.abort();
+      await first.done.catch(() => {});
+      const watch = new EventLog(server.clients.task.watch({ runUid, attempt: 1 }));
+      const exited = await watch.finished();
+      expect(exited.exitCode).toBe(0);
+      expect(exited.stdoutBytes).toBe(BigInt(n));
+    });
+
     test("Watch without replay starts at the live output; unknown keys are NOT_FOUND", async () => {
       const server = ctx.server();
       const runUid = uid("live");

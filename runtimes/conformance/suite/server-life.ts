@@ -55,6 +55,7 @@ export function serverLifeSuite(ctx: SuiteContext): void {
         );
         const programs = [
           inline(scripts.hello),
+          inline(scripts.fail),
           inline(scripts.exit(7)),
           inline(scripts.killSelf("SIGKILL")),
           inline(scripts.printEnv(["CONF_A", "CONF_B"]), { env: { CONF_A: "run" } }),
@@ -70,12 +71,14 @@ export function serverLifeSuite(ctx: SuiteContext): void {
           for (const program of programs) {
             const { log, exited } = await executeToEnd(server, program);
             flags[name]!.push(log.started?.warm ?? false);
+            // Script paths differ between the servers (state directory, run uid); nothing else may.
+            const stderr = log.text(2).replace(/\/[^"\s]*\/(inline|commands)\.(sh|py)\b/g, "<script>");
             results[name]!.push([
               TaskExitReason[exited.reason],
               exited.exitCode,
               exited.signal,
               log.text(),
-              log.text(2),
+              stderr,
               exited.outputs,
             ]);
           }

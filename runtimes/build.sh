@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the Runtime Server as one self-contained binary (bash and python adapters included) into
+# dist/runtime-server (git-ignored). Inject it into any image that has bash or python3 and run
+# `runtime-server --runtime bash|python` (docs/runtime-server.md).
+# Usage: bash runtimes/build.sh [outfile] [--target=bun-linux-x64|bun-linux-arm64|...]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+out="${1:-dist/runtime-server}"
+shift || true
+mkdir -p "$(dirname "$out")"
+bun build --compile --bytecode --minify "$@" --outfile "$out" runtimes/server/main.ts >/dev/null
+echo "built $out ($(du -h "$out" | cut -f1))"
