@@ -65,6 +65,11 @@ export class RunCommand extends KrtCommand {
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
     this.oneNamespace(opts);
+    if (this.follow && opts.output !== "table")
+      throw CliError.usage(
+        `--follow prints the Run's output; -o ${opts.output} does not apply`,
+        "drop -o, or use --wait -o json",
+      );
     if (opts.output === "table" || opts.output === "wide") opts = { ...opts, output: "name" };
     const flags: RunFlags = {
       runtime: this.runtime,
@@ -94,7 +99,7 @@ export class RunCommand extends KrtCommand {
     const body = buildRun(flags, namespace, this.context.nowMicros());
     const created = await client.create<Run>(path(RunResource, namespace), body);
     const name = created.metadata.name as string;
-    if (this.follow && opts.output === "name") this.context.stderr.write(`run ${name} created\n`);
+    if (this.follow) this.context.stderr.write(`run ${name} created\n`);
     else this.print(formatObjects([created], opts.output, [], true));
     if (!waiting) return undefined;
     const done = this.follow

@@ -144,6 +144,13 @@ suite("krt CLI (compiled binary)", () => {
       [["list", "-A", "-n", "x"], /exclude each other/],
       [["list", "-o", "xml"], /unknown output format "xml"/],
       [["list", "--bogus"], /Unsupported option name/],
+      [["run", "--runtime", "bash", "--follow", "-o", "json", "--", "x"], /--follow prints the Run's output/],
+      [
+        ["run", "--runtime", "bash", "--wait-timeout", "5s", "--", "x"],
+        /--wait-timeout needs --wait or --follow/,
+      ],
+      [["logs", "x", "--attempt", "0"], /--attempt "0" must be a whole number from 1/],
+      [["logs", "x", "-A"], /-A\/--all-namespaces does not apply/],
     ];
     for (const [args, message] of cases) {
       const r = await krt(args);
