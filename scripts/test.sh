@@ -6,7 +6,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 step() { printf '\n\033[1m== %s\033[0m (%s)\n' "$*" "$(date +%H:%M:%S)"; }
 
 step "setup"
-bash scripts/setup.sh
+# Chromium (Debian) drives the docs site's browser test.
+KRT_NEED_CHROMIUM=1 bash scripts/setup.sh
 
 step "lint and typecheck"
 node_modules/.bin/biome check .
@@ -32,6 +33,8 @@ if [[ -z "${KUBECONFIG:-}" ]]; then
   KUBECONFIG="$(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.env.KRT_CLUSTER_DIR + "/cluster.json","utf8")).kubeconfig)')"
   export KUBECONFIG
 fi
+# helm for the chart tests (built from the Go module proxy, cached by version).
+bash test/localcluster/build/build-binaries.sh helm
 suites=()
 for d in test/integration test/e2e; do if [[ -d $d ]]; then suites+=("./$d"); fi; done
 if ((${#suites[@]})); then
