@@ -8,6 +8,15 @@ import { repoLinks } from "./repo-links.ts";
 import { sidebar } from "./sidebar.ts";
 import { BOOT_SCRIPT } from "./theme/theme-mode.ts";
 
+/** GitHub's heading ids, so `page.md#anchor` links work both on GitHub and on the site. */
+export function githubSlug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+}
+
 export default defineConfig({
   title: "kruntimes",
   description: "A Kubernetes-native warm execution substrate: Runs on warm pods in milliseconds.",
@@ -20,6 +29,7 @@ export default defineConfig({
   markdown: {
     theme: { light: "github-light", dark: "github-dark" },
     config: (md) => repoLinks(md),
+    anchor: { slugify: githubSlug },
   },
   themeConfig: {
     nav: [
