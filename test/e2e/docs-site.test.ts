@@ -37,8 +37,10 @@ afterAll(async () => {
   site?.stop();
 });
 
-const backgroundOf = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-const isDarkClass = (page: Page) => page.evaluate(() => document.documentElement.classList.contains("dark"));
+// Browser-side code is passed as text: this file is type-checked without the DOM library.
+const backgroundOf = (page: Page) => page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
+const isDarkClass = (page: Page) =>
+  page.evaluate<boolean>('document.documentElement.classList.contains("dark")');
 
 /** Relative luminance of an `rgb(r, g, b)` colour, 0 (black) to 1 (white). */
 function luminance(rgb: string): number {
@@ -63,10 +65,10 @@ describe("docs site", () => {
         broken.push(`${path}: HTTP ${res?.status()}`);
         continue;
       }
-      const found = await page.evaluate(() => ({
+      const found = await page.evaluate<{ ids: string[]; links: string[] }>(`({
         ids: [...document.querySelectorAll("[id]")].map((e) => e.id),
-        links: [...document.querySelectorAll("a[href]")].map((a) => (a as HTMLAnchorElement).href),
-      }));
+        links: [...document.querySelectorAll("a[href]")].map((a) => a.href),
+      })`);
       anchorsOf.set(path, new Set(found.ids));
       for (const href of found.links) {
         const url = new URL(href);
@@ -106,7 +108,7 @@ describe("docs site", () => {
     const block = page.locator('div[class*="language-sh"]', { hasText: "helm install" }).first();
     await block.hover();
     await block.locator("button.copy").click();
-    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const copied = await page.evaluate<string>("navigator.clipboard.readText()");
     expect(copied.trim()).toBe(expected as string);
     await page.close();
   });
@@ -130,7 +132,7 @@ describe("docs site", () => {
 
     // Remembered across a reload, applied before the app mounts (no light flash).
     await page.reload();
-    expect(await page.evaluate(() => document.documentElement.classList.contains("dark"))).toBe(true);
+    expect(await isDarkClass(page)).toBe(true);
     expect(await switchButton("dark").getAttribute("aria-checked")).toBe("true");
 
     // Light wins over a dark system.
@@ -143,7 +145,7 @@ describe("docs site", () => {
     await switchButton("system").click();
     expect(await isDarkClass(page)).toBe(true);
     await page.emulateMedia({ colorScheme: "light" });
-    await page.waitForFunction(() => !document.documentElement.classList.contains("dark"));
+    await page.waitForFunction('!document.documentElement.classList.contains("dark")');
     expect(luminance(await backgroundOf(page))).toBeGreaterThan(0.9);
     expect(await page.evaluate(() => localStorage.getItem("krt-docs-theme"))).toBe("system");
     await page.close();
