@@ -4,7 +4,7 @@
  * apiserver's pod-log endpoint. The test plays the scheduler and runtimed by patching Run status.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Labels, type Run, RunResource } from "@kruntimes/api";
+import { Labels, type Run, RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import { ExitCode } from "../../krt/exit-codes.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
@@ -29,6 +29,18 @@ suite("krt logs (compiled binary, real pod logs)", () => {
     bin = await buildKrt();
     await installCrds(client);
     ns = await testNamespace(client, "krt-logs");
+    // `krt run` checks that the Runtime exists; no controller acts on it here.
+    await eventually("Runtime created", () =>
+      client.create(path(RuntimeResource, ns.name), {
+        apiVersion: "kruntimes.io/v1alpha1",
+        kind: "Runtime",
+        metadata: { name: "bash" },
+        spec: {
+          replicas: 1,
+          template: { spec: { containers: [{ name: "runtime", image: "ghcr.io/kruntimes/bash" }] } },
+        },
+      }),
+    );
   }, 120_000);
   afterAll(async () => {
     await ns?.remove();
@@ -134,9 +146,10 @@ suite("krt logs (compiled binary, real pod logs)", () => {
       ["run", "-n", ns.name, "--runtime", "bash", "--name", "followed", "--follow", "--", "x"],
       opts(),
     );
-    const run = await eventually("run created by krt", () =>
-      client.get<Run>(path(RunResource, ns.name, "followed")).catch(() => undefined),
-    );
+    const run = await eventually("run created by krt", async () => {
+      if (live.stderr().includes("error:")) throw new Error(live.stderr());
+      return client.get<Run>(path(RunResource, ns.name, "followed")).catch(() => undefined);
+    });
     const pod = await runtimedPod(
       "rt-followed",
       echo([record(run, 1, "stdout", "working"), record(run, 1, "stderr", "bad thing")]),
