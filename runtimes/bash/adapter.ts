@@ -64,6 +64,9 @@ export function commandsScript(commands: readonly string[]): string {
 /** The job file a warm bash sources before it sources the script. */
 export function jobScript(spec: LaunchSpec, baseEnv: Readonly<Record<string, string>>): string {
   const lines = ["unset BASH_EXECUTION_STRING", "exec 0</dev/null", `cd -- ${quote(spec.cwd)} || exit 70`];
+  // cd set OLDPWD to the idle directory; a cold start has the environment's value, or none.
+  const oldpwd = spec.env.OLDPWD;
+  lines.push(oldpwd === undefined ? "unset OLDPWD" : `export OLDPWD=${quote(oldpwd)}`);
   for (const key of changedKeys(spec.env, baseEnv)) lines.push(`export ${key}=${quote(spec.env[key]!)}`);
   lines.push(`BASH_ARGV0=${quote(spec.plan.scriptPath)}`);
   lines.push(["set --", ...spec.plan.args.map(quote)].join(" "));
@@ -91,7 +94,9 @@ export const bashAdapter: LanguageAdapter = {
 
   coldArgv: (interpreter, plan) => [interpreter, plan.scriptPath, ...plan.args],
 
-  warmArgv: (interpreter) => [interpreter, "-c", BASH_BOOTSTRAP, "kruntime-warm-bash"],
+  // --norc: a `bash -c` whose stdin is a socket (Bun pipes are socketpairs) would otherwise think
+  // sshd started it and source ~/.bashrc, which a script run cold never does.
+  warmArgv: (interpreter) => [interpreter, "--norc", "-c", BASH_BOOTSTRAP, "kruntime-warm-bash"],
 
   warmJob(spec, baseEnv) {
     const path = join(spec.stateDir, "job.sh");

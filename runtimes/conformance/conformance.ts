@@ -3,7 +3,11 @@
  * run against a target (how to start the server) and its language scripts. It starts real
  * server processes on temporary sockets and drives them with a real Connect client.
  */
+
 import { afterAll, beforeAll, describe } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { LanguageScripts } from "./language-scripts.ts";
 import { ServerProcess, type ServerTarget } from "./server-process.ts";
 import { executionsSuite } from "./suite/executions.ts";
@@ -16,18 +20,35 @@ import { serverLifeSuite } from "./suite/server-life.ts";
 /** The container environment of the shared server (checked by the env precedence tests). */
 export const CONTAINER_ENV = { CONF_A: "container", CONF_B: "container" };
 
+/**
+ * A HOME whose shell and python start-up files announce themselves on stderr: a script run
+ * cold never reads them, so a warm interpreter must not either (the warm/cold comparison sees it).
+ */
+export function noisyHome(): string {
+  const home = mkdtempSync(join(tmpdir(), "krt-rs-home-"));
+  for (const file of [".bashrc", ".bash_profile", ".profile"]) {
+    writeFileSync(join(home, file), `echo "startup file ${file} ran" >&2\n`);
+  }
+  writeFileSync(join(home, ".pythonrc.py"), "import sys; print('startup file ran', file=sys.stderr)\n");
+  return home;
+}
+
 export function runConformance(target: ServerTarget, scripts: LanguageScripts): void {
   describe(`Runtime Server conformance: ${target.name}`, () => {
     let shared: ServerProcess | undefined;
+    const home = noisyHome();
+    const env = { ...CONTAINER_ENV, HOME: home, PYTHONSTARTUP: join(home, ".pythonrc.py") };
     beforeAll(async () => {
-      shared = await ServerProcess.start(target, { warmPool: 2, env: CONTAINER_ENV });
+      shared = await ServerProcess.start(target, { warmPool: 2, env });
     });
     afterAll(async () => {
       await shared?.stop();
+      rmSync(home, { recursive: true, force: true });
     });
     const ctx: SuiteContext = {
       target,
       scripts,
+      containerEnv: env,
       server: () => {
         if (shared === undefined) throw new Error("the shared server did not start");
         return shared;

@@ -29,7 +29,7 @@ export interface ServerTarget {
 }
 
 export interface StartOptions extends Partial<Omit<ServerSettings, "socket" | "workspace" | "stateDir">> {
-  /** The container's environment, added to the test process's own (KRT_* removed). */
+  /** The container's environment, added to the test process's own (KRT_* and SHLVL removed). */
   env?: Record<string, string>;
   /** Listen here instead of on a fresh path (to test a stale socket file). */
   socket?: string;
@@ -59,7 +59,8 @@ export class ServerProcess {
     };
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && !key.startsWith("KRT_")) env[key] = value;
+      // A container starts with neither the harness's KRT_* settings nor a shell level.
+      if (value !== undefined && !key.startsWith("KRT_") && key !== "SHLVL") env[key] = value;
     }
     Object.assign(env, options.env);
     const proc = Bun.spawn({

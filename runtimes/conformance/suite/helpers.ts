@@ -15,6 +15,8 @@ export type ExecuteInit = MessageInitShape<typeof ExecuteRequestSchema>;
 export interface SuiteContext {
   target: ServerTarget;
   scripts: LanguageScripts;
+  /** The environment the shared server was started with (give other servers the same). */
+  containerEnv: Record<string, string>;
   /** A server with a warm pool, shared by the tests that need nothing special. */
   server(): ServerProcess;
 }

@@ -40,7 +40,7 @@ export function serverLifeSuite(ctx: SuiteContext): void {
     describe("warm and cold", () => {
       let cold: ServerProcess;
       beforeAll(async () => {
-        cold = await ServerProcess.start(ctx.target, { warmPool: 0, env: { CONF_B: "container" } });
+        cold = await ServerProcess.start(ctx.target, { warmPool: 0, env: ctx.containerEnv });
       });
       afterAll(async () => {
         await cold?.stop();
@@ -58,7 +58,7 @@ export function serverLifeSuite(ctx: SuiteContext): void {
           inline(scripts.fail),
           inline(scripts.exit(7)),
           inline(scripts.killSelf("SIGKILL")),
-          inline(scripts.printEnv(["CONF_A", "CONF_B"]), { env: { CONF_A: "run" } }),
+          inline(scripts.printEnv(["CONF_A", "CONF_B", "OLDPWD", "SHLVL", "_"]), { env: { CONF_A: "run" } }),
           inline(scripts.writeOutputs("k=v\n")),
           { args: scripts.commands?.args ?? ["x"] },
         ];
