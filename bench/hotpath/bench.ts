@@ -81,7 +81,14 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
   if (opts.ceiling) {
     const concurrency = Math.max(...opts.scenarios.map((s) => s.concurrency));
     progress.line(`ceiling: ${opts.ceilingObjects} ConfigMap creates + patches, ${concurrency} in flight`);
-    ceiling = await measureWriteCeiling(client, namespace, opts.ceilingObjects, concurrency, signal);
+    ceiling = await measureWriteCeiling(
+      client,
+      namespace,
+      opts.ceilingObjects,
+      concurrency,
+      env.nowMicros,
+      signal,
+    );
   }
   let jobs: JobBaseline | undefined;
   if (opts.jobs > 0) {

@@ -1,5 +1,5 @@
 /** What the numbers were measured on: the client machine and the cluster's version. */
-import { cpus, platform, release, totalmem } from "node:os";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import type { KubeClient } from "@kruntimes/kube";
 
 export interface MachineInfo {
@@ -8,6 +8,8 @@ export interface MachineInfo {
   memoryGiB: number;
   os: string;
   bun: string;
+  /** 1-, 5- and 15-minute load averages when the result was written: other work on the machine. */
+  loadAverage: number[];
 }
 
 export interface ClusterInfo {
@@ -23,6 +25,7 @@ export function machineInfo(): MachineInfo {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     os: `${platform()} ${release()}`,
     bun: Bun.version,
+    loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
   };
 }
 

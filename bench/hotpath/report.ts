@@ -38,6 +38,7 @@ export function comparisons(res: BenchResult): string[] {
   if (c) {
     out.push(
       `apiserver write ceiling: ${c.writesPerSecond.toFixed(0)} writes/s (${c.objects} ConfigMap creates + patches, ${c.concurrency} in flight) → at most ${c.idealRunsPerSecond.toFixed(0)} Runs/s at 3 writes per Run`,
+      `one write + one watch hop under that load (ConfigMap create sent → ADDED seen): p50 ${ms(c.watchHop.p50)} ms, p95 ${ms(c.watchHop.p95)} ms; the create alone p50 ${ms(c.createLatency.p50)} ms`,
     );
     for (const r of res.scenarios)
       if (r.scenario.work === "noop")
@@ -69,7 +70,11 @@ function align(rows: string[][]): string {
 }
 
 export function renderText(res: BenchResult): string {
-  const out: string[] = [];
+  const m = res.machine;
+  const out: string[] = [
+    `client: ${m.cpus} CPUs, load average ${m.loadAverage.join(" / ")}; cluster ${res.cluster.version ?? "?"} at ${res.cluster.server}`,
+    "",
+  ];
   for (const r of res.scenarios) {
     out.push(scenarioTitle(r), align([HEADER, ...stageRows(r)]), scenarioFacts(r));
     for (const f of r.failures)
@@ -83,7 +88,7 @@ export function renderText(res: BenchResult): string {
 export function renderMarkdown(res: BenchResult): string {
   const m = res.machine;
   const out = [
-    `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}, bun ${m.bun}. Cluster: ${res.cluster.version ?? "unknown version"} at ${res.cluster.server}. Started ${res.startedAt}.`,
+    `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}, bun ${m.bun}, load average ${m.loadAverage.join(" / ")} (1/5/15 min) at the end. Cluster: ${res.cluster.version ?? "unknown version"} at ${res.cluster.server}. Started ${res.startedAt}.`,
     "",
   ];
   for (const r of res.scenarios) {
