@@ -1,0 +1,264 @@
+/**
+ * The Helm chart against a real cluster with the real helm binary: install (CRDs, controller,
+ * RBAC, built-in Runtimes), the Runtimes becoming Ready, Runs succeeding on them, an upgrade that
+ * changes values and rolls what it should, a second release in another namespace beside the
+ * first, and uninstall. Both releases use controller.scope=Namespace so they never touch other
+ * tests' namespaces; the cluster-wide default is exercised by the quickstart test.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
+import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
+import YAML from "yaml";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import { CHART, HELM_MISSING, helm, helmPath } from "./chart-support.ts";
+
+const cluster = testCluster();
+if (cluster && !helmPath()) throw new Error(HELM_MISSING);
+const suite = cluster ? describe : describe.skip;
+
+interface Deployment {
+  metadata: { name: string; generation?: number };
+  spec: {
+    template: {
+      metadata?: { annotations?: Record<string, string> };
+      spec: { containers: { args?: string[] }[] };
+    };
+  };
+  status?: {
+    observedGeneration?: number;
+    readyReplicas?: number;
+    updatedReplicas?: number;
+    replicas?: number;
+  };
+}
+interface Pod {
+  metadata: { name: string; deletionTimestamp?: string };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+const podReady = (p: Pod) =>
+  !p.metadata.deletionTimestamp &&
+  p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+
+async function pods(client: KubeClient, ns: string, selector: string): Promise<Pod[]> {
+  return (await client.list<Pod>(path(R.pods, ns), { labelSelector: selector })).items;
+}
+
+async function runtimeReady(client: KubeClient, ns: string, name: string): Promise<Runtime | undefined> {
+  const rt = await client.get<Runtime>(path(RuntimeResource, ns, name));
+  const ready = rt.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+  return ready &&
+    (rt.status?.readyReplicas ?? 0) >= 1 &&
+    rt.status?.observedGeneration === rt.metadata.generation
+    ? rt
+    : undefined;
+}
+
+/** Creates an inline-script Run and waits for it to end; returns its final state. */
+async function runScript(client: KubeClient, ns: string, runtime: string, script: string): Promise<Run> {
+  const created = await client.create<Run>(path(RunResource, ns), {
+    apiVersion: "kruntimes.io/v1alpha1",
+    kind: "Run",
+    metadata: { generateName: `${runtime}-chart-` },
+    spec: { runtime, mode: { task: {} }, source: { inline: script } },
+  });
+  return eventually(
+    `Run ${created.metadata.name} on ${runtime} to finish`,
+    async () => {
+      const run = await client.get<Run>(path(RunResource, ns, created.metadata.name));
+      return ["Succeeded", "Failed", "Timeout", "Cancelled"].includes(run.status?.phase ?? "")
+        ? run
+        : undefined;
+    },
+    60_000,
+  );
+}
+
+/** The chart's CRDs applied as Helm applies them, so helm's own apply finds nothing to contest. */
+async function applyChartCrds(client: KubeClient): Promise<void> {
+  const dir = join(CHART, "crds");
+  for (const file of readdirSync(dir)) {
+    const crd = YAML.parse(readFileSync(join(dir, file), "utf8")) as { metadata: { name: string } };
+    await client.apply(path(R.crds, undefined, crd.metadata.name), crd, "helm", true);
+  }
+}
+
+suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
+  const kubeconfig = cluster?.kubeconfig as string;
+  const client = cluster?.client as KubeClient;
+  let nsA: { name: string; remove(): Promise<void> };
+  let nsB: { name: string; remove(): Promise<void> };
+  const releases: [string, string][] = [];
+
+  const install = async (release: string, ns: string, sets: string[]) => {
+    const args = ["install", release, CHART, "-n", ns, "--wait", "--timeout", "3m"];
+    for (const s of ["controller.scope=Namespace", ...sets]) args.push("--set", s);
+    const r = await helm(args, kubeconfig);
+    if (r.code === 0) releases.push([release, ns]);
+    return r;
+  };
+
+  beforeAll(async () => {
+    nsA = await testNamespace(client, "chart-a");
+    nsB = await testNamespace(client, "chart-b");
+    await applyChartCrds(client);
+  });
+
+  afterAll(async () => {
+    for (const [release, ns] of releases) await helm(["uninstall", release, "-n", ns, "--wait"], kubeconfig);
+    await nsA?.remove();
+    await nsB?.remove();
+  });
+
+  test("helm install: controller, its RBAC and the built-in Runtimes", async () => {
+    const r = await install("kr", nsA.name, []);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("STATUS: deployed");
+    const dep = await client.get<Deployment>(path(R.deployments, nsA.name, "kr-kruntimes-controller"));
+    expect(dep.status?.readyReplicas).toBe(1);
+    expect(dep.spec.template.spec.containers[0]?.args).toContain(`--namespace=${nsA.name}`);
+    await client.get(path(R.roles, nsA.name, "kr-kruntimes-controller"));
+    await client.get(path(R.roleBindings, nsA.name, "kr-kruntimes-controller"));
+    await client.get(path(R.serviceAccounts, nsA.name, "kr-kruntimes-controller"));
+    await client.get(path(R.services, nsA.name, "kr-kruntimes-controller-metrics"));
+  }, 240_000);
+
+  test("the built-in Runtimes become Ready on their warm pods", async () => {
+    for (const name of ["bash", "python"]) {
+      const rt = await eventually(
+        `Runtime ${name} Ready`,
+        () => runtimeReady(client, nsA.name, name),
+        120_000,
+      );
+      expect(rt.spec.capacity?.runs).toBe(8);
+    }
+    // The controller made each Runtime's objects with the chart's RBAC (nothing was denied).
+    await client.get(path(R.roles, nsA.name, "bash-runtimed"));
+    await client.get(path(R.deployments, nsA.name, "python"));
+  }, 150_000);
+
+  test("Runs succeed on both built-in Runtimes", async () => {
+    const bash = await runScript(client, nsA.name, "bash", 'echo "hello from $(hostname)"; echo warn >&2');
+    expect(bash.status?.phase).toBe("Succeeded");
+    expect(bash.status?.exitCode).toBe(0);
+    expect(bash.status?.stdoutTail).toStartWith("hello from bash-");
+    expect(bash.status?.stderrTail).toBe("warn\n");
+    const py = await runScript(client, nsA.name, "python", "import sys\nprint(6 * 7)\nsys.exit(3)\n");
+    expect(py.status?.phase).toBe("Failed");
+    expect(py.status?.exitCode).toBe(3);
+    expect(py.status?.stdoutTail).toBe("42\n");
+  }, 150_000);
+
+  test("helm upgrade: changed values roll the controller and the bash pool", async () => {
+    const controllerSelector = "app.kubernetes.io/instance=kr,app.kubernetes.io/component=controller";
+    const oldController = (await pods(client, nsA.name, controllerSelector)).map((p) => p.metadata.name);
+    const oldBash = (await pods(client, nsA.name, "kruntimes.io/runtime=bash")).map((p) => p.metadata.name);
+    expect(oldController).toHaveLength(1);
+    expect(oldBash).toHaveLength(1);
+
+    const r = await helm(
+      [
+        "upgrade",
+        "kr",
+        CHART,
+        "-n",
+        nsA.name,
+        "--reuse-values",
+        "--wait",
+        "--timeout",
+        "3m",
+        "--set",
+        "controller.logLevel=debug",
+        "--set",
+        "runtimes.bash.capacity.runs=4",
+      ],
+      kubeconfig,
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("REVISION: 2");
+
+    const dep = await client.get<Deployment>(path(R.deployments, nsA.name, "kr-kruntimes-controller"));
+    expect(dep.spec.template.spec.containers[0]?.args).toContain("--log-level=debug");
+    await eventually(
+      "the controller replaced by a pod of the new template",
+      async () => {
+        const now = await pods(client, nsA.name, controllerSelector);
+        return now.length === 1 && !oldController.includes(now[0]!.metadata.name) && podReady(now[0]!);
+      },
+      120_000,
+    );
+    const bashRt = await eventually(
+      "bash Runtime with capacity 4, Ready",
+      async () => {
+        const rt = await runtimeReady(client, nsA.name, "bash");
+        return rt?.spec.capacity?.runs === 4 ? rt : undefined;
+      },
+      120_000,
+    );
+    expect(bashRt.spec.replicas).toBe(1);
+    await eventually(
+      "the bash pool rolled to new pods",
+      async () => {
+        const now = (await pods(client, nsA.name, "kruntimes.io/runtime=bash")).filter(podReady);
+        return now.length === 1 && !oldBash.includes(now[0]!.metadata.name);
+      },
+      120_000,
+    );
+    const after = await runScript(client, nsA.name, "bash", "echo after upgrade");
+    expect(after.status?.phase).toBe("Succeeded");
+    expect(after.status?.stdoutTail).toBe("after upgrade\n");
+  }, 400_000);
+
+  test("a second release in another namespace works beside the first", async () => {
+    const r = await install("kr", nsB.name, ["runtimes.python.enabled=false"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    await eventually(
+      "bash Ready in the second release",
+      () => runtimeReady(client, nsB.name, "bash"),
+      120_000,
+    );
+    await expect(client.get(path(RuntimeResource, nsB.name, "python"))).rejects.toBeInstanceOf(KubeError);
+    const runB = await runScript(client, nsB.name, "bash", "echo second release");
+    expect(runB.status?.stdoutTail).toBe("second release\n");
+    // Each release has its own leader Lease, in its own namespace.
+    await client.get(path(R.leases, nsA.name, "kr-kruntimes-controller"));
+    await client.get(path(R.leases, nsB.name, "kr-kruntimes-controller"));
+    const runA = await runScript(client, nsA.name, "bash", "echo first release");
+    expect(runA.status?.stdoutTail).toBe("first release\n");
+    const list = await helm(["list", "-A", "-o", "json"], kubeconfig);
+    const mine = (JSON.parse(list.stdout) as { name: string; namespace: string; status: string }[]).filter(
+      (x) => [nsA.name, nsB.name].includes(x.namespace),
+    );
+    expect(mine.map((x) => x.status)).toEqual(["deployed", "deployed"]);
+  }, 240_000);
+
+  test("helm uninstall removes the controller and the Runtimes with their pools; CRDs stay", async () => {
+    for (const [release, ns] of releases.splice(0)) {
+      const r = await helm(["uninstall", release, "-n", ns, "--wait", "--timeout", "2m"], kubeconfig);
+      expect(r.code).toBe(0);
+    }
+    for (const ns of [nsA.name, nsB.name]) {
+      await eventually(
+        `every chart and Runtime object gone from ${ns}`,
+        async () => {
+          const left = [
+            ...(await client.list<{ metadata: { name: string } }>(path(R.deployments, ns))).items,
+            ...(await client.list<{ metadata: { name: string } }>(path(RuntimeResource, ns))).items,
+            ...(await client.list<{ metadata: { name: string } }>(path(R.roles, ns))).items,
+            ...(await pods(client, ns, "app.kubernetes.io/part-of=kruntimes")),
+            ...(await pods(client, ns, "kruntimes.io/runtime")),
+          ];
+          return left.length === 0;
+        },
+        120_000,
+      );
+    }
+    await client.get(path(R.crds, undefined, "runs.kruntimes.io"));
+    await client.get(path(R.crds, undefined, "runtimes.kruntimes.io"));
+  }, 300_000);
+});
