@@ -5,7 +5,7 @@
  * limits, runtimed's log lines, losing the pod or runtimed under a running Run, and 200 concurrent
  * Runs across two pods — none lost, none run twice in one attempt.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +29,7 @@ const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
 
 const TERMINAL = ["Succeeded", "Failed", "Timeout", "Cancelled"];
+setDefaultTimeout(60_000);
 
 function runtime(name: string, image: string, replicas: number, runs: number): Runtime {
   return {
@@ -38,7 +39,14 @@ function runtime(name: string, image: string, replicas: number, runs: number): R
     spec: {
       replicas,
       capacity: { runs },
-      template: { spec: { terminationGracePeriodSeconds: 3, containers: [{ name: "runtime", image }] } },
+      template: {
+        spec: {
+          terminationGracePeriodSeconds: 3,
+          // The local node agent has no image filesystem: HOME would be the host's, whose shell rc
+          // files a warm bash may read. An image's HOME has none; the workspace stands in for it.
+          containers: [{ name: "runtime", image, env: [{ name: "HOME", value: "/workspace" }] }],
+        },
+      },
     },
   } as Runtime;
 }
