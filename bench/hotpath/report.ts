@@ -55,7 +55,7 @@ export function comparisons(res: BenchResult): string[] {
       const p50 = r.breakdown.stages.complete.p50;
       if (r.scenario.work === "noop" && p50 > 0)
         out.push(
-          `${r.scenario.name}: complete p50 is ${(j.complete.p50 / p50).toFixed(1)}× faster than a Job per task`,
+          `${r.scenario.name}: a Job per task takes ${(j.complete.p50 / p50).toFixed(1)}× as long as a Run (complete p50)`,
         );
     }
   }
