@@ -1,0 +1,107 @@
+/**
+ * The quickstart, executed: every ```sh block of docs/quickstart.md, in order, exactly as
+ * written, in one bash session at the repository root against the test cluster — except the
+ * blocks marked `quickstart-test: skip` (making a cluster). kubectl and helm are the binaries the
+ * local cluster build made. This installs the chart cluster-wide (the quickstart's default) in
+ * namespace `kruntimes` and uninstalls it again, as the page's last step does.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { type KubeClient, path, R } from "@kruntimes/kube";
+import YAML from "yaml";
+import { binaryPath } from "../localcluster/binaries.ts";
+import { testCluster } from "../support/cluster.ts";
+import { CHART, HELM_MISSING, helm, helmPath, ROOT } from "./chart-support.ts";
+import { shellBlocks } from "./docs-site-support.ts";
+
+const cluster = testCluster();
+if (cluster && !helmPath()) throw new Error(HELM_MISSING);
+const suite = cluster ? describe : describe.skip;
+const NAMESPACE = "kruntimes";
+
+async function removeLeftovers(kubeconfig: string, client: KubeClient): Promise<void> {
+  await helm(["uninstall", "kruntimes", "-n", NAMESPACE, "--wait", "--ignore-not-found"], kubeconfig);
+  await client.delete(path(R.namespaces, undefined, NAMESPACE)).catch(() => {});
+  for (let i = 0; i < 600; i++) {
+    try {
+      await client.get(path(R.namespaces, undefined, NAMESPACE));
+      await Bun.sleep(100);
+    } catch {
+      return;
+    }
+  }
+}
+
+suite("quickstart (docs/quickstart.md, run as written)", () => {
+  const kubeconfig = cluster?.kubeconfig as string;
+  const client = cluster?.client as KubeClient;
+  const blocks = shellBlocks(readFileSync(join(ROOT, "docs/quickstart.md"), "utf8"));
+
+  beforeAll(async () => {
+    await removeLeftovers(kubeconfig, client);
+    // A shared test cluster already has the CRDs from other suites: make them Helm's, as a
+    // previous `helm install` would have left them (see docs/install.md, Upgrades).
+    for (const file of readdirSync(join(CHART, "crds"))) {
+      const crd = YAML.parse(readFileSync(join(CHART, "crds", file), "utf8")) as {
+        metadata: { name: string };
+      };
+      await client.apply(path(R.crds, undefined, crd.metadata.name), crd, "helm", true);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await removeLeftovers(kubeconfig, client);
+  }, 120_000);
+
+  test("the page has the steps the test expects (cluster blocks skipped, the rest run)", () => {
+    expect(blocks.filter((b) => b.skip)).toHaveLength(2);
+    const run = blocks.filter((b) => !b.skip).map((b) => b.code);
+    expect(run[0]).toStartWith("helm install kruntimes ./chart");
+    expect(run.at(-1)).toContain("helm uninstall kruntimes");
+  });
+
+  test("every command works on the cluster, copied as written", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "krt-quickstart-bin-"));
+    symlinkSync(binaryPath("kubectl", ROOT, process.env), join(bin, "kubectl"));
+    symlinkSync(helmPath() as string, join(bin, "helm"));
+    const home = mkdtempSync(join(tmpdir(), "krt-quickstart-home-"));
+    const script = [
+      "set -euo pipefail",
+      ...blocks
+        .map((b, i) => ({ ...b, i }))
+        .filter((b) => !b.skip)
+        .map((b) => `echo "::block ${b.i}::"\n${b.code}`),
+      'echo "::done::"',
+    ].join("\n");
+    const proc = Bun.spawn(["bash", "-c", script], {
+      cwd: ROOT,
+      env: {
+        PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+        HOME: home,
+        KUBECONFIG: kubeconfig,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    const failedBlock = [...out.matchAll(/::block (\d+)::/g)].at(-1)?.[1];
+    expect({
+      code,
+      failedBlock: code === 0 ? undefined : blocks[Number(failedBlock)]?.code,
+      err: code ? err : "",
+    }).toEqual({ code: 0, failedBlock: undefined, err: "" });
+    expect(out).toContain("::done::");
+    expect(out).toContain("STATUS: deployed");
+    expect(out).toMatch(/runtime\.kruntimes\.io\/bash condition met/);
+    expect(out).toMatch(/hello from bash-[a-z0-9]+-[a-z0-9]+/);
+    expect(out).toMatch(/python 3\.\d+/);
+    expect(out).toContain("Succeeded");
+    expect(out).toContain('release "kruntimes" uninstalled');
+  }, 480_000);
+});
