@@ -468,6 +468,31 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
     }, 120_000);
   });
 
+  test("sequential no-op Runs: where the time goes (printed, not asserted)", async () => {
+    const rows: number[][] = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await runToEnd("bash", { source: { inline: "true" } });
+      expect(r.status?.phase).toBe("Succeeded");
+      const t = r.status?.timing ?? {};
+      const ms = (a?: number, b?: number) => ((b as number) - (a as number)) / 1000;
+      rows.push([
+        ms(t.createdMicros, t.scheduledMicros),
+        ms(t.scheduledMicros, t.startedMicros),
+        ms(t.startedMicros, t.finishedMicros),
+        ms(t.finishedMicros, t.reportedMicros),
+        ms(t.createdMicros, t.reportedMicros),
+      ]);
+    }
+    const p50 = (k: number) =>
+      rows
+        .map((r) => r[k] as number)
+        .sort((a, b) => a - b)[15]
+        ?.toFixed(1);
+    console.log(
+      `no-op bash Run p50 (ms): created→scheduled ${p50(0)}, scheduled→started ${p50(1)}, started→finished ${p50(2)}, finished→reported ${p50(3)}, created→reported ${p50(4)}`,
+    );
+  });
+
   test("200 concurrent Runs across 2 pods: all complete, none lost, none run twice per attempt", async () => {
     const ledger = join(host, "ledger");
     writeFileSync(ledger, "");
