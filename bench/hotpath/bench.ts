@@ -13,9 +13,8 @@ import { measureWriteCeiling, type WriteCeiling } from "./write-ceiling.ts";
 
 export interface BenchOptions {
   scenarios: Scenario[];
-  language: RuntimeLanguage;
-  /** Image of the Runtime's `runtime` container; default ghcr.io/kruntimes/<language>. */
-  image: string;
+  /** Each scenario runs once per runtime, in this order. */
+  runtimes: { language: RuntimeLanguage; image: string }[];
   /** Measure the apiserver write ceiling (ConfigMap creates + patches). */
   ceiling: boolean;
   /** ConfigMaps for the ceiling (2 writes each). */
@@ -63,11 +62,9 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
     await waitForServiceAccount(client, namespace, signal);
   } else env.onNamespace(namespace, false);
 
-  const ctx = {
+  const base = {
     client,
     namespace,
-    language: opts.language,
-    image: opts.image,
     readyTimeoutMs: opts.readyTimeoutMs,
     runTimeoutMs: opts.runTimeoutMs,
     nowMicros: env.nowMicros,
@@ -75,7 +72,8 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
     signal,
   };
   const scenarios: ScenarioResult[] = [];
-  for (const sc of opts.scenarios) scenarios.push(await runScenario(ctx, sc));
+  for (const rt of opts.runtimes)
+    for (const sc of opts.scenarios) scenarios.push(await runScenario({ ...base, ...rt }, sc));
 
   let ceiling: WriteCeiling | undefined;
   if (opts.ceiling) {

@@ -63,7 +63,7 @@ export async function runScenario(ctx: ScenarioContext, sc: Scenario): Promise<S
     return await createAndCollect(ctx, sc, pool.name);
   } finally {
     await client
-      .delete(path(RunResource, namespace), undefined, { labelSelector: `${BENCH_LABEL}=${sc.name}` })
+      .delete(path(RunResource, namespace), undefined, { labelSelector: `${BENCH_LABEL}=${pool.name}` })
       .catch(() => {});
     await client.delete(path(RuntimeResource, namespace, pool.name)).catch(() => {});
   }
@@ -79,7 +79,7 @@ async function createAndCollect(
   const collector = new DoneCollector<Run>(
     client,
     path(RunResource, namespace),
-    `${BENCH_LABEL}=${sc.name}`,
+    `${BENCH_LABEL}=${runtime}`,
     (r) => isTerminalPhase(r.status?.phase),
     ctx.nowMicros,
   );
@@ -87,7 +87,9 @@ async function createAndCollect(
   const deadline = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.runTimeoutMs)]);
   let created = 0;
   const status = (done: number) =>
-    progress.update(`${sc.name}: created ${created}/${sc.runs}, finished ${done}/${sc.runs}`);
+    progress.update(
+      `${sc.name} (${ctx.language}): created ${created}/${sc.runs}, finished ${done}/${sc.runs}`,
+    );
   try {
     const creating = inParallel(
       sc.runs,
@@ -97,8 +99,8 @@ async function createAndCollect(
           apiVersion: API_VERSION,
           kind: RUN_KIND,
           metadata: {
-            name: `${sc.name}-${i}`,
-            labels: { [BENCH_LABEL]: sc.name },
+            name: `${runtime}-${i}`,
+            labels: { [BENCH_LABEL]: runtime },
             annotations: { [Annotations.createdMicros]: String(ctx.nowMicros()) },
           },
           spec,
@@ -130,6 +132,8 @@ async function createAndCollect(
       message: s.run.status?.message,
     }));
   const b = breakdown(samples);
-  progress.line(`${sc.name}: ${b.succeeded} succeeded, ${b.failed} failed in ${b.wallSeconds.toFixed(2)}s`);
+  progress.line(
+    `${sc.name} (${ctx.language}): ${b.succeeded} succeeded, ${b.failed} failed in ${b.wallSeconds.toFixed(2)}s`,
+  );
   return { scenario: sc, language: ctx.language, image: ctx.image, breakdown: b, failures };
 }

@@ -52,6 +52,7 @@ export class BenchCommand extends KrtCommand {
     examples: [
       ["The hot path on bash", "krt bench"],
       ["All scenarios on python, as JSON", "krt bench --scenario all --runtime python -o json"],
+      ["The hot path on both runtimes", "krt bench --runtime bash,python"],
       ["Record results for the repository", "krt bench --scenario all --record bench/results"],
       ["A tiny smoke run without baselines", "krt bench --runs 5 --pods 1 --slots 4 --no-ceiling --jobs 0"],
     ],
@@ -61,7 +62,7 @@ export class BenchCommand extends KrtCommand {
     description: `Scenarios, comma-separated: ${SCENARIOS.map((s) => s.name).join(", ")} or all (default: hotpath)`,
   });
   runtime = Option.String("--runtime,-r", "bash", {
-    description: `Runtime language: ${LANGUAGES.join("|")} (default: bash)`,
+    description: `Runtime languages, comma-separated: ${LANGUAGES.join(", ")} (default: bash)`,
   });
   image = Option.String("--image", {
     description: "Image of the runtime container (default: ghcr.io/kruntimes/<runtime>)",
@@ -170,16 +171,21 @@ export class BenchCommand extends KrtCommand {
         slotsPerPod: this.count("--slots", this.slots) ?? s.slotsPerPod,
       };
     });
-    if (!LANGUAGES.includes(this.runtime as RuntimeLanguage))
-      throw CliError.usage(
-        `unknown runtime "${this.runtime}"`,
-        `use --runtime ${LANGUAGES.join(" or ")} (and --image for another image)`,
-      );
-    const language = this.runtime as RuntimeLanguage;
+    const languages = this.runtime.split(",").map((l) => l.trim());
+    for (const l of languages)
+      if (!LANGUAGES.includes(l as RuntimeLanguage))
+        throw CliError.usage(
+          `unknown runtime "${l}"`,
+          `use --runtime ${LANGUAGES.join(", ")} or both, comma-separated`,
+        );
+    if (this.image !== undefined && languages.length > 1)
+      throw CliError.usage("--image names one image; give one --runtime with it");
     return {
       scenarios,
-      language,
-      image: this.image ?? `ghcr.io/kruntimes/${language}`,
+      runtimes: languages.map((l) => ({
+        language: l as RuntimeLanguage,
+        image: this.image ?? `ghcr.io/kruntimes/${l}`,
+      })),
       ceiling: this.ceiling,
       ceilingObjects: this.count("--ceiling-objects", this.ceilingObjects) ?? 500,
       jobs: this.count("--jobs", this.jobs, true) ?? 20,
