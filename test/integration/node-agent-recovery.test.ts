@@ -112,7 +112,11 @@ suite("local node agent: its own restarts", () => {
     const tag = `crash-${ns}`;
     await client.create(path(R.pods, ns), sleeper("crashy", tag));
     await eventually("crashy running", () => running("crashy"));
-    const forked = pidsWith(`KRT_TEST_MARKER=${tag}`);
+    // Ready comes when sh starts; its background child may be forked a moment later.
+    const forked = await eventually("sh and its forked sleep", async () => {
+      const pids = pidsWith(`KRT_TEST_MARKER=${tag}`);
+      return pids.length >= 2 ? pids : undefined;
+    });
     expect(forked.length).toBeGreaterThanOrEqual(2);
 
     process.kill(await agentPid(), "SIGKILL");
