@@ -56,6 +56,8 @@ export interface ServerOptions {
   limits: LimitOptions;
   /** pino level. Default info. */
   logLevel: string;
+  /** TCP port serving GET /metrics for a scraper; 0 = only on the socket. Default 0. */
+  metricsPort: number;
   /** Environment every Run starts from: the server's own, minus the option twins above. */
   baseEnv: Record<string, string>;
 }
@@ -93,6 +95,7 @@ const flags = {
   "remove-workdirs": "bool",
   "default-tail-bytes": "int",
   "log-level": "string",
+  "metrics-port": "int",
 } as const satisfies Record<string, Kind>;
 type Flag = keyof typeof flags;
 
@@ -195,6 +198,7 @@ export function parseOptions(
     removeWorkdirs: bool(raw, "remove-workdirs", true),
     limits,
     logLevel: raw.get("log-level") ?? "info",
+    metricsPort: int(raw, "metrics-port", 0),
     baseEnv,
   };
 }

@@ -13,6 +13,7 @@ import { ExecutionRegistry } from "./executions/registry.ts";
 import { adapters, interpreterVersion } from "./languages.ts";
 import { Launcher } from "./launcher.ts";
 import type { Logger } from "./logger.ts";
+import { createMetrics, type ServerMetrics } from "./metrics.ts";
 import type { ServerOptions } from "./options.ts";
 import { runtimeService } from "./services/runtime-service.ts";
 import { taskService } from "./services/task-service.ts";
@@ -35,7 +36,9 @@ export class RuntimeServer {
   private readonly streams = { open: 0 };
   private readonly registry: ExecutionRegistry;
   private readonly pool: WarmPool | undefined;
+  private readonly metrics: ServerMetrics;
   private server: ReturnType<typeof Bun.serve> | undefined;
+  private metricsServer: ReturnType<typeof Bun.serve> | undefined;
 
   private constructor(
     private readonly options: ServerOptions,
@@ -53,9 +56,20 @@ export class RuntimeServer {
       this.pool = new WarmPool(options.warmPoolSize, launcher.spawnWarm, logger.child({ part: "warm-pool" }));
       launcher.pool = this.pool;
     }
+    this.metrics = createMetrics({
+      running: () => this.registry.running,
+      warmReady: () => this.pool?.ready ?? 0,
+    });
     this.registry = new ExecutionRegistry(
       options,
-      { adapter, launcher, logger, highWaterBytes: HIGH_WATER_BYTES, drainMs: PIPE_DRAIN_MS },
+      {
+        adapter,
+        launcher,
+        logger,
+        highWaterBytes: HIGH_WATER_BYTES,
+        drainMs: PIPE_DRAIN_MS,
+        observer: this.metrics,
+      },
       logger,
     );
   }
@@ -130,22 +144,39 @@ export class RuntimeServer {
           adapter,
           registry: this.registry,
           draining: () => this.draining,
+          refused: (code) => this.metrics.refused(code),
           streams: this.streams,
         }),
       );
     });
+    const metrics = async (): Promise<Response> =>
+      new Response(await this.metrics.registry.metrics(), {
+        headers: { "Content-Type": this.metrics.registry.contentType },
+      });
+    const rpc = fetch;
+    const handle = (request: Request): Promise<Response> =>
+      request.method === "GET" && new URL(request.url).pathname === "/metrics" ? metrics() : rpc(request);
     this.server = Bun.serve({
       unix: options.socketPath,
       // Streams last as long as their executions and may be silent for long: no idle timeout
       // (Bun's default of 10 s applies to unix sockets too, though its types omit the option).
       ...({ idleTimeout: 0 } as object),
-      fetch,
+      fetch: handle,
       error: (error) => {
         this.logger.error({ err: error }, "request failed");
         return new Response("internal error\n", { status: 500 });
       },
     });
     openSocketToAll(options.socketPath);
+    if (options.metricsPort > 0) {
+      this.metricsServer = Bun.serve({
+        port: options.metricsPort,
+        fetch: (request) =>
+          new URL(request.url).pathname === "/metrics"
+            ? metrics()
+            : new Response("see /metrics\n", { status: 404 }),
+      });
+    }
   }
 
   /** SIGTERM: stop taking work, let running executions end (bounded), then close. Idempotent. */
@@ -179,6 +210,7 @@ export class RuntimeServer {
     this.pool?.close();
     this.registry.close();
     await this.server?.stop(true);
+    await this.metricsServer?.stop(true);
     removeSocket(this.options.socketPath);
     rmSync(this.options.stateDir, { recursive: true, force: true });
   }

@@ -17,6 +17,7 @@ import type { LanguageAdapter, Program, ProgramPlan } from "../adapter.ts";
 import { nowMicros } from "../clock.ts";
 import type { Launcher } from "../launcher.ts";
 import type { Logger } from "../logger.ts";
+import type { ExecutionObserver } from "../metrics.ts";
 import { signalGroup } from "../process-group.ts";
 import type { ByteReader, ExitStatus, RunProcess } from "../run-process.ts";
 import { type OutputLimits, type OutputsResult, parseOutputs } from "./outputs-file.ts";
@@ -50,6 +51,8 @@ export interface ExecutionDeps {
   logger: Logger;
   /** Bytes a subscriber may lag behind before the Run's pipes stop being read. */
   highWaterBytes: number;
+  /** Told when the execution starts and ends (metrics). */
+  observer: ExecutionObserver;
   /** How long output may keep flowing after the main process exited. */
   drainMs: number;
 }
@@ -62,6 +65,8 @@ export class Execution {
   finishedAtMicros = 0;
   reason = TaskExitReason.UNSPECIFIED;
   readonly done: Promise<void>;
+  /** performance.now() when the request was accepted. */
+  private readonly acceptedAt = performance.now();
 
   private resolveDone!: () => void;
   private subscribers = new Set<Subscription>();
@@ -176,6 +181,7 @@ export class Execution {
     this.pid = proc.pid;
     this.warm = proc.warm;
     this.startedAtMicros = nowMicros();
+    deps.observer.started(proc.warm, performance.now() - this.acceptedAt);
     this.started = create(TaskEventSchema, {
       event: {
         case: "started",
@@ -340,6 +346,10 @@ export class Execution {
         message: finalMessage || undefined,
       },
       "exited",
+    );
+    this.deps.observer.finished(
+      finalReason,
+      this.startedAtMicros === 0 ? 0 : (this.finishedAtMicros - this.startedAtMicros) / 1000,
     );
     this.resolveDone();
   }

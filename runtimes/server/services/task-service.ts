@@ -4,7 +4,7 @@
  * away (ctx.signal) only stops its own delivery.
  */
 import { create } from "@bufbuild/protobuf";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { Code, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import {
   type CancelRequest,
   CancelResponseSchema,
@@ -31,6 +31,8 @@ export interface TaskServiceDeps {
   adapter: LanguageAdapter;
   registry: ExecutionRegistry;
   draining(): boolean;
+  /** Execute calls refused before anything started, by Connect code name. */
+  refused(code: string): void;
   /** Counts open Execute/Watch streams, so a drain can let the last events reach their callers. */
   streams: { open: number };
 }
@@ -65,7 +67,9 @@ export function taskService(deps: TaskServiceDeps): ServiceImpl<typeof TaskServi
         sub = execution.subscribe(false);
         execution.start();
       } catch (error) {
-        throw RuntimeServerError.toConnect(error);
+        const refusal = RuntimeServerError.toConnect(error);
+        deps.refused(Code[refusal.code]);
+        throw refusal;
       }
       yield* deliver(sub, ctx, (event) => create(ExecuteResponseSchema, { event }));
     },
