@@ -441,6 +441,17 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       );
     }, 200_000);
 
+    /** SIGKILLs a container's process group (node agent registry); the agent restarts it. */
+    function killContainer(pod: string, container: string): void {
+      const dir = join(cluster?.local?.stateDir as string, "node", "processes");
+      type Rec = { pgid: number; pod: string; container: string };
+      const rec = readdirSync(dir)
+        .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Rec)
+        .find((x) => x.pod === `${ns.name}/${pod}` && x.container === container);
+      if (!rec) throw new Error(`no ${container} process recorded for ${pod}`);
+      process.kill(-rec.pgid, "SIGKILL");
+    }
+
     test("killing runtimed mid-run: the restarted runtimed re-attaches and records the same attempt", async () => {
       const r = await create(
         "bash",
@@ -449,21 +460,27 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       );
       const running = await until("kill-runtimed", "Running", (x) => x.status?.phase === "Running");
       const pod = running.status?.assignment?.pod as string;
-      const dir = join(cluster?.local?.stateDir as string, "node", "processes");
-      const rec = readdirSync(dir)
-        .map(
-          (f) =>
-            JSON.parse(readFileSync(join(dir, f), "utf8")) as {
-              pgid: number;
-              pod: string;
-              container: string;
-            },
-        )
-        .find((x) => x.pod === `${ns.name}/${pod}` && x.container === "runtimed");
-      if (!rec) throw new Error(`no runtimed process recorded for ${pod}`);
-      process.kill(-rec.pgid, "SIGKILL");
+      killContainer(pod, "runtimed");
       const done = await finished(r.metadata.name as string, 90_000);
       expect(done.status).toMatchObject({ phase: "Succeeded", attempt: 1, stdoutTail: "before\nafter\n" });
+      expect(done.status?.assignment?.pod).toBe(pod);
+    }, 120_000);
+    test("killing the Runtime Server mid-run: the attempt is lost, honestly, and retried in place", async () => {
+      await create(
+        "bash",
+        {
+          source: { inline: 'echo "attempt $KRUNTIME_ATTEMPT"\n[ "$KRUNTIME_ATTEMPT" != 1 ] || sleep 30\n' },
+          retryPolicy: { maxAttempts: 2, backoff: { initial: "100ms" } },
+        },
+        "kill-server",
+      );
+      const running = await until("kill-server", "Running", (x) => x.status?.phase === "Running");
+      const pod = running.status?.assignment?.pod as string;
+      killContainer(pod, "runtime");
+      const retried = await until("kill-server", "attempt 2", (x) => (x.status?.attempt ?? 0) >= 2, 60_000);
+      expect(retried.status?.reason).toBe("PodUnhealthy");
+      const done = await finished("kill-server", 60_000);
+      expect(done.status).toMatchObject({ phase: "Succeeded", attempt: 2, stdoutTail: "attempt 2\n" });
       expect(done.status?.assignment?.pod).toBe(pod);
     }, 120_000);
   });
