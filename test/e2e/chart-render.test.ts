@@ -224,6 +224,34 @@ suite("chart (helm template)", () => {
     expect(r.stderr).toContain(message);
   });
 
+  test.each([
+    [
+      ["controller.leaderElection.renewDeadline=15s"],
+      "controller.leaderElection.renewDeadline (15s) must be shorter than leaseDuration (15s)",
+    ],
+    [
+      ["controller.leaderElection.retryPeriod=1m"],
+      "retryPeriod (1m) must be shorter than renewDeadline (10s)",
+    ],
+    [
+      ["controller.leaderElection.enabled=false", "controller.replicas=2"],
+      "controller.replicas=2 needs controller.leaderElection.enabled=true",
+    ],
+  ])("values that contradict each other fail: %p", async (sets, message) => {
+    const r = await helm(["template", "kr", CHART, ...sets.flatMap((s) => ["--set", s])]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(message);
+  });
+
+  test("compound durations are compared by value", async () => {
+    const objs = await render({
+      "controller.leaderElection.leaseDuration": "1m30s",
+      "controller.leaderElection.renewDeadline": "1m29.5s",
+      "controller.leaderElection.retryPeriod": "500ms",
+    });
+    expect(controllerContainer(objs).args).toContain("--leader-renew-deadline=1m29.5s");
+  });
+
   test("the README values table is generated from values.yaml and the schema", async () => {
     const proc = Bun.spawn(["bun", "chart/hack/values-table.ts", "--check"], { cwd: ROOT, stderr: "pipe" });
     const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
