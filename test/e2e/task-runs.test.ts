@@ -353,6 +353,11 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       await cancel(name);
       const done = await finished(name);
       expect(done.status).toMatchObject({ phase: "Cancelled", reason: "Cancelled", stdoutTail: "up\n" });
+      const lines = outputRecords(
+        await runtimedLog(done.status?.assignment?.pod as string),
+        r.metadata.uid as string,
+      );
+      expect(lines).toContainEqual(expect.objectContaining({ attempt: 1, stream: "stdout", line: "up" }));
       await Bun.sleep(500);
       expect(readdirSync(host)).not.toContain("cancel-running");
     });
@@ -557,6 +562,16 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
           ((x.status?.timing?.reportedMicros as number) - (x.status?.timing?.createdMicros as number)) / 1000,
       )
       .sort((a, b) => a - b);
+    let finishedTotal = 0;
+    for (const pod of await readyPods(client, ns.name, "bash")) {
+      const ready = await fetch(`http://${pod.status?.podIP}:8081/readyz`);
+      expect(ready.status).toBe(200);
+      const text = await (await fetch(`http://${pod.status?.podIP}:8081/metrics`)).text();
+      const m = /kruntimes_runtimed_runs_finished_total\{phase="Succeeded"\} (\d+)/.exec(text);
+      finishedTotal += Number(m?.[1] ?? 0);
+      expect(text).toContain('kruntimes_runtimed_status_writes_total{kind="terminal",result="ok"}');
+    }
+    expect(finishedTotal).toBeGreaterThanOrEqual(200);
     console.log(
       `200 Runs on 2 pods: all done in ${elapsed.toFixed(0)} ms; created→reported p50 ${lat[100]?.toFixed(1)} ms, p95 ${lat[190]?.toFixed(1)} ms`,
     );
