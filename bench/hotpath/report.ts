@@ -31,6 +31,8 @@ function scenarioFacts(r: ScenarioResult): string {
   return `${b.succeeded} succeeded, ${b.failed} failed; ${b.throughput.toFixed(1)} Runs/s over ${b.wallSeconds.toFixed(2)} s; max ${b.maxConcurrent} executing at once, max ${b.maxPending} waiting for a pod`;
 }
 
+const label = (r: ScenarioResult) => `${r.scenario.name} (${r.language})`;
+
 /** The lines comparing the measured numbers with the baselines (empty when none ran). */
 export function comparisons(res: BenchResult): string[] {
   const out: string[] = [];
@@ -43,7 +45,7 @@ export function comparisons(res: BenchResult): string[] {
     for (const r of res.scenarios)
       if (r.scenario.work === "noop")
         out.push(
-          `${r.scenario.name}: ${r.breakdown.throughput.toFixed(1)} Runs/s = ${((100 * r.breakdown.throughput) / c.idealRunsPerSecond).toFixed(0)}% of that`,
+          `${label(r)}: ${r.breakdown.throughput.toFixed(1)} Runs/s = ${((100 * r.breakdown.throughput) / c.idealRunsPerSecond).toFixed(0)}% of that`,
         );
   }
   const j = res.jobs;
@@ -51,11 +53,16 @@ export function comparisons(res: BenchResult): string[] {
     out.push(
       `one Job per task: create → Complete p50 ${ms(j.complete.p50)} ms, p95 ${ms(j.complete.p95)} ms (${j.complete.n} Jobs, ${j.failed} failed)`,
     );
+    // Latency compares only where no Run queues for a slot (a Job gets its own pod).
     for (const r of res.scenarios) {
       const p50 = r.breakdown.stages.complete.p50;
-      if (r.scenario.work === "noop" && p50 > 0)
+      if (
+        r.scenario.work === "noop" &&
+        r.scenario.runs <= r.scenario.pods * r.scenario.slotsPerPod &&
+        p50 > 0
+      )
         out.push(
-          `${r.scenario.name}: a Job per task takes ${(j.complete.p50 / p50).toFixed(1)}× as long as a Run (complete p50)`,
+          `${label(r)}: a Job per task takes ${(j.complete.p50 / p50).toFixed(1)}× as long as a Run (complete p50)`,
         );
     }
   }
@@ -87,7 +94,13 @@ export function renderText(res: BenchResult): string {
 
 export function renderMarkdown(res: BenchResult): string {
   const m = res.machine;
+  const names = [...new Set(res.scenarios.map((r) => r.scenario.name))].join(",");
+  const langs = [...new Set(res.scenarios.map((r) => r.language))].join(",");
   const out = [
+    `# Hot path benchmark, ${res.startedAt.slice(0, 10)}`,
+    "",
+    `Measured by \`krt bench --scenario ${names} --runtime ${langs} --jobs ${res.options.jobs} --record bench/results\` (see docs/benchmarks.md); raw numbers in the .json beside this file.`,
+    "",
     `Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}, bun ${m.bun}, load average ${m.loadAverage.join(" / ")} (1/5/15 min) at the end. Cluster: ${res.cluster.version ?? "unknown version"} at ${res.cluster.server}. Started ${res.startedAt}.`,
     "",
   ];
