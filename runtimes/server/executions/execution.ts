@@ -4,7 +4,6 @@
  * group on cancel (SIGTERM, grace, SIGKILL), and reports one TaskExited. It lives on when its
  * subscribers leave, so a restarted caller can re-attach.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import {
   OutputStream,
@@ -13,37 +12,21 @@ import {
   TaskExitReason,
   TaskState,
 } from "../../../api/gen/kruntimes/runtime/v1/task_pb.ts";
-import type { LanguageAdapter, Program, ProgramPlan } from "../adapter.ts";
+import type { LanguageAdapter } from "../adapter.ts";
 import { nowMicros } from "../clock.ts";
 import type { Launcher } from "../launcher.ts";
 import type { Logger } from "../logger.ts";
 import type { ExecutionObserver } from "../metrics.ts";
 import { signalGroup } from "../process-group.ts";
 import type { ByteReader, ExitStatus, RunProcess } from "../run-process.ts";
-import { type OutputLimits, type OutputsResult, parseOutputs } from "./outputs-file.ts";
+import type { ExecutionSpec } from "./execution-spec.ts";
+import { exitReport } from "./exit-report.ts";
+import { GroupStopper } from "./group-stopper.ts";
+import { errorText, prepareExecution } from "./prepare.ts";
 import { Subscription } from "./subscription.ts";
 import { TailBuffer } from "./tail-buffer.ts";
 
-/** A validated ExecuteRequest, with every default applied and every path resolved. */
-export interface ExecutionSpec {
-  runUid: string;
-  runName: string;
-  attempt: number;
-  /** What to run; null together with a startError. */
-  program: Program | null;
-  /** Set when the request cannot start (a START_FAILED exit, not a call error). */
-  startError: string;
-  env: Record<string, string>;
-  timeoutMs: number;
-  graceMs: number;
-  tailBytes: number;
-  outputLimits: OutputLimits;
-  cwd: string;
-  /** True when cwd is the default <root>/<uid>/<attempt> (and so is the server's to remove). */
-  defaultCwd: boolean;
-  stateDir: string;
-  outputsPath: string;
-}
+export type { ExecutionSpec } from "./execution-spec.ts";
 
 export interface ExecutionDeps {
   adapter: LanguageAdapter;
@@ -74,12 +57,11 @@ export class Execution {
   private exited: TaskEvent | undefined;
   private readonly stdout: TailBuffer;
   private readonly stderr: TailBuffer;
-  private proc: RunProcess | undefined;
+  private stopper: GroupStopper | undefined;
+  /** Set once the main process has exited: a Cancel after that changes nothing. */
+  private processEnded = false;
   private stopReason: TaskExitReason | undefined;
   private stopMessage = "";
-  private termSent = false;
-  private killAt = Number.POSITIVE_INFINITY;
-  private killTimer: ReturnType<typeof setTimeout> | undefined;
   private timeoutTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -136,35 +118,19 @@ export class Execution {
   }
 
   private stop(reason: TaskExitReason, message: string, graceMs: number): void {
-    if (this.exited !== undefined) return;
+    if (this.exited !== undefined || this.processEnded) return;
     if (this.stopReason === undefined) {
       this.stopReason = reason;
       this.stopMessage = message;
     }
-    const proc = this.proc;
-    if (proc === undefined) return; // not started yet: run() sees stopReason and starts nothing
+    if (this.stopper === undefined) return; // not started yet: run() sees stopReason and starts nothing
     this.state = TaskState.STOPPING;
-    if (graceMs <= 0) {
-      this.killAt = 0;
-      clearTimeout(this.killTimer);
-      signalGroup(proc.pid, "SIGKILL");
-      return;
-    }
-    if (!this.termSent) {
-      this.termSent = true;
-      signalGroup(proc.pid, "SIGTERM");
-    }
-    const at = Date.now() + graceMs;
-    if (at < this.killAt) {
-      this.killAt = at;
-      clearTimeout(this.killTimer);
-      this.killTimer = setTimeout(() => signalGroup(proc.pid, "SIGKILL"), graceMs);
-    }
+    this.stopper.stop(graceMs);
   }
 
   private async run(): Promise<void> {
     const { spec, deps } = this;
-    const plan = this.prepare();
+    const plan = prepareExecution(spec, deps.adapter);
     if (typeof plan === "string") return this.finish(TaskExitReason.START_FAILED, plan, null);
     if (this.stopReason !== undefined) return this.finish(this.stopReason, this.stopMessage, null);
     let proc: RunProcess;
@@ -173,11 +139,11 @@ export class Execution {
     } catch (error) {
       return this.finish(
         TaskExitReason.START_FAILED,
-        `cannot start the interpreter: ${message(error)}`,
+        `cannot start the interpreter: ${errorText(error)}`,
         null,
       );
     }
-    this.proc = proc;
+    this.stopper = new GroupStopper(proc.pid);
     this.pid = proc.pid;
     this.warm = proc.warm;
     this.startedAtMicros = nowMicros();
@@ -212,8 +178,10 @@ export class Execution {
     ]);
     const status = await proc.exited;
     this.finishedAtMicros = nowMicros();
+    this.processEnded = true;
+    const reason = this.stopReason ?? TaskExitReason.COMPLETED;
     clearTimeout(this.timeoutTimer);
-    clearTimeout(this.killTimer);
+    this.stopper.clear();
     // The Run is over when its main process is: whatever is left of its group goes too.
     signalGroup(proc.pid, "SIGKILL");
     let drainTimer: ReturnType<typeof setTimeout> | undefined;
@@ -229,34 +197,7 @@ export class Execution {
       await Promise.allSettled([proc.stdout.cancel(), proc.stderr.cancel()]);
       await pumps;
     }
-    this.finish(this.stopReason ?? TaskExitReason.COMPLETED, this.stopMessage, status);
-  }
-
-  /** Creates directories and files; a string is a START_FAILED message. */
-  private prepare(): ProgramPlan | string {
-    const { spec, deps } = this;
-    if (spec.startError !== "" || spec.program === null) return spec.startError;
-    try {
-      mkdirSync(spec.cwd, { recursive: true });
-      mkdirSync(spec.stateDir, { recursive: true });
-      rmSync(spec.outputsPath, { force: true });
-    } catch (error) {
-      return `cannot create the working directory ${spec.cwd}: ${message(error)}`;
-    }
-    const program = spec.program;
-    if (program.kind === "entrypoint") {
-      const stat = statSync(program.path, { throwIfNoEntry: false });
-      if (stat === undefined || !stat.isFile())
-        return `entrypoint ${program.path} does not exist or is not a file`;
-    }
-    const plan = deps.adapter.plan(program, spec.stateDir);
-    if ("error" in plan) return plan.error;
-    try {
-      for (const file of plan.files) writeFileSync(file.path, file.content);
-    } catch (error) {
-      return `cannot write the script: ${message(error)}`;
-    }
-    return plan;
+    this.finish(reason, this.stopMessage, status);
   }
 
   private async pump(
@@ -292,44 +233,21 @@ export class Execution {
   private finish(reason: TaskExitReason, text: string, status: ExitStatus | null): void {
     if (this.exited !== undefined) return;
     const { spec } = this;
-    let outputs: Record<string, string> = {};
-    let finalReason = reason;
-    let finalMessage = text;
-    if (status !== null) {
-      const result = readOutputs(spec.outputsPath, spec.outputLimits);
-      if (result.ok) outputs = result.outputs;
-      else if (reason === TaskExitReason.COMPLETED) {
-        finalReason = TaskExitReason.OUTPUTS_INVALID;
-        finalMessage = result.message;
-      } else finalMessage = `${text}; ${result.message}`;
-    }
     if (this.finishedAtMicros === 0) this.finishedAtMicros = nowMicros();
-    const out = this.stdout.snapshot();
-    const err = this.stderr.snapshot();
+    const report = exitReport(spec, {
+      reason,
+      message: text,
+      status,
+      stdout: this.stdout,
+      stderr: this.stderr,
+      startedAtMicros: this.startedAtMicros,
+      finishedAtMicros: this.finishedAtMicros,
+    });
+    const finalReason = report.reason;
+    const finalMessage = report.message;
     this.reason = finalReason;
     this.state = TaskState.EXITED;
-    this.exited = create(TaskEventSchema, {
-      event: {
-        case: "exited",
-        value: {
-          runUid: spec.runUid,
-          attempt: spec.attempt,
-          reason: finalReason,
-          message: finalMessage,
-          exitCode: status?.exitCode ?? undefined,
-          signal: status?.signal ?? "",
-          stdoutTail: out.data,
-          stderrTail: err.data,
-          stdoutTruncated: out.truncated,
-          stderrTruncated: err.truncated,
-          stdoutBytes: BigInt(out.total),
-          stderrBytes: BigInt(err.total),
-          outputs,
-          startedAtMicros: BigInt(this.startedAtMicros),
-          finishedAtMicros: BigInt(this.finishedAtMicros),
-        },
-      },
-    });
+    this.exited = report.event;
     this.broadcast(this.exited);
     for (const sub of this.subscribers) sub.end();
     this.subscribers.clear();
@@ -363,19 +281,4 @@ function outputEvent(stream: OutputStream, data: Uint8Array, offset: number): Ta
   return create(TaskEventSchema, {
     event: { case: "output", value: { stream, data, offset: BigInt(offset) } },
   });
-}
-
-/** Reads and checks the outputs file, without reading a file that is over the size limit. */
-function readOutputs(path: string, limits: OutputLimits): OutputsResult {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat === undefined) return parseOutputs(null, limits);
-  if (!stat.isFile()) return { ok: false, message: "the outputs file is not a regular file" };
-  if (stat.size > limits.maxBytes) {
-    return { ok: false, message: `outputs file is ${stat.size} bytes, the limit is ${limits.maxBytes}` };
-  }
-  return parseOutputs(readFileSync(path), limits);
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
