@@ -101,7 +101,7 @@ export function usage(): string {
   const lines = Object.entries(SPECS).map(([name, s]) => {
     const sp = s as Spec;
     const env = sp.env ? ` [$${sp.env}]` : "";
-    const def = sp.default !== undefined ? ` (default ${sp.default})` : "";
+    const def = sp.default ? ` (default ${sp.default})` : "";
     return `  --${name}${env}  ${sp.help}${def}`;
   });
   return `usage: bun runtimed/main.ts [flags]\n${lines.join("\n")}`;
