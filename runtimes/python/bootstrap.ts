@@ -28,7 +28,7 @@ def _kruntime_job():
         key, _, value = pair.partition(b"=")
         os.environb[key] = value
     sys.argv[:] = [script] + args
-    if not sys.flags.safe_path:
+    if not getattr(sys.flags, "safe_path", False):
         sys.path[0] = os.path.dirname(os.path.realpath(script))
     with open(script, "rb") as f:
         code = compile(f.read(), script, "exec", dont_inherit=True)
