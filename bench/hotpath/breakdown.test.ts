@@ -23,8 +23,10 @@ describe("stages from status.timing and the watch", () => {
         reportedMicros: 9200,
       }),
       seenMicros: 10_000,
+      ackMicros: 1800,
     });
     expect(t && stagesOf(t)).toEqual({
+      create: 800,
       schedule: 2500,
       dispatch: 500,
       execution: 5000,

@@ -2,12 +2,21 @@
  * The per-Run latency breakdown, exactly from the Run's microsecond timing plus the moment the
  * benchmark's watch saw the terminal status:
  * schedule (created→scheduled), dispatch (scheduled→started), execution (started→finished),
- * report (finished→reported), observe (reported→seen), complete (created→seen).
+ * report (finished→reported), observe (reported→seen), complete (created→seen). `create`
+ * (created→the create's response) is the first part of schedule, shown on its own.
  */
 import { Annotations, type Run } from "@kruntimes/api";
 import { maxOverlap, type Summary, summarize } from "./stats.ts";
 
-export const STAGES = ["schedule", "dispatch", "execution", "report", "observe", "complete"] as const;
+export const STAGES = [
+  "create",
+  "schedule",
+  "dispatch",
+  "execution",
+  "report",
+  "observe",
+  "complete",
+] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** A finished Run as the benchmark saw it. */
@@ -15,10 +24,13 @@ export interface RunSample {
   run: Run;
   /** Wall-clock µs at which the watch event with the terminal status arrived. */
   seenMicros: number;
+  /** Wall-clock µs at which the create's response arrived, when known. */
+  ackMicros?: number;
 }
 
 export interface RunTimes {
   created: number;
+  acked?: number;
   scheduled?: number;
   started?: number;
   finished?: number;
@@ -32,6 +44,7 @@ export function runTimes(s: RunSample): RunTimes | undefined {
   if (!Number.isFinite(created)) return undefined;
   return {
     created,
+    acked: s.ackMicros,
     scheduled: t.scheduledMicros,
     started: t.startedMicros,
     finished: t.finishedMicros,
@@ -44,6 +57,7 @@ export function runTimes(s: RunSample): RunTimes | undefined {
 export function stagesOf(t: RunTimes): Partial<Record<Stage, number>> {
   const span = (a?: number, b?: number) => (a !== undefined && b !== undefined ? b - a : undefined);
   const out: Partial<Record<Stage, number>> = {
+    create: span(t.created, t.acked),
     schedule: span(t.created, t.scheduled),
     dispatch: span(t.scheduled, t.started),
     execution: span(t.started, t.finished),
@@ -72,6 +86,7 @@ export interface Breakdown {
 export function breakdown(samples: readonly RunSample[]): Breakdown {
   const times = samples.map(runTimes).filter((t): t is RunTimes => t !== undefined);
   const per: Record<Stage, number[]> = {
+    create: [],
     schedule: [],
     dispatch: [],
     execution: [],

@@ -86,6 +86,7 @@ async function createAndCollect(
   await collector.start();
   const deadline = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.runTimeoutMs)]);
   let created = 0;
+  const acked = new Map<string, number>();
   const status = (done: number) =>
     progress.update(
       `${sc.name} (${ctx.language}): created ${created}/${sc.runs}, finished ${done}/${sc.runs}`,
@@ -105,6 +106,7 @@ async function createAndCollect(
           },
           spec,
         });
+        acked.set(`${runtime}-${i}`, ctx.nowMicros());
         created++;
         status(collector.done.size);
       },
@@ -121,7 +123,11 @@ async function createAndCollect(
   } finally {
     await collector.stop();
   }
-  const samples = [...collector.done.values()].map((s) => ({ run: s.object, seenMicros: s.seenMicros }));
+  const samples = [...collector.done.values()].map((s) => ({
+    run: s.object,
+    seenMicros: s.seenMicros,
+    ackMicros: acked.get(s.object.metadata.name ?? ""),
+  }));
   const failures = samples
     .filter((s) => s.run.status?.phase !== "Succeeded")
     .slice(0, 20)

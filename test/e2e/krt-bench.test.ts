@@ -75,7 +75,15 @@ suite("krt bench (compiled binary, real Runs)", () => {
     const b = res.scenarios[0]?.breakdown;
     expect(b?.succeeded).toBe(6);
     expect(b?.failed).toBe(0);
-    for (const stage of ["schedule", "dispatch", "execution", "report", "observe", "complete"] as const) {
+    for (const stage of [
+      "create",
+      "schedule",
+      "dispatch",
+      "execution",
+      "report",
+      "observe",
+      "complete",
+    ] as const) {
       expect(b?.stages[stage].n).toBe(6);
       expect(b?.stages[stage].p50).toBeGreaterThanOrEqual(0);
     }
