@@ -108,6 +108,7 @@ async function main(): Promise<void> {
       warmPool: v.warm ? params.warmPool : 0,
     });
   }
+  const health: number[] = [];
   try {
     let n = 0;
     for (let i = 0; i < params.warmup + params.iterations; i++) {
@@ -117,6 +118,10 @@ async function main(): Promise<void> {
         await once(v, `bench-${++n}`, i >= params.warmup);
         if (params.gapMs > 0) await Bun.sleep(params.gapMs);
       }
+      // The transport's floor in the same conditions: one unary Health round trip.
+      const t0 = performance.now();
+      await variants[0]!.server!.clients.runtime.health({});
+      if (i >= params.warmup) health.push(performance.now() - t0);
     }
   } finally {
     for (const v of variants) await v.server?.stop();
@@ -140,6 +145,7 @@ async function main(): Promise<void> {
       transport: "Connect over HTTP/1.1 on a Unix socket (connect-web on Bun fetch)",
     },
     results,
+    healthRoundTrip: summarize(health),
     raw: Object.fromEntries(variants.map((v) => [v.name, { totalMs: v.total, toStartedMs: v.toStarted }])),
   };
   const markdown = renderMarkdown(report);

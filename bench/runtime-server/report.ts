@@ -15,6 +15,7 @@ interface Report {
     inProcess: Summary;
     warmShare: number;
   }>;
+  healthRoundTrip: Summary;
 }
 
 const ms = (x: number) => x.toFixed(2);
@@ -40,7 +41,14 @@ export function renderMarkdown(r: Report): string {
       `| ${v.name} | ${ms(v.total.p50)} | ${ms(v.total.p95)} | ${ms(v.total.p99)} | ${ms(v.toStarted.p50)} | ${ms(v.inProcess.p50)} | ${Math.round(v.warmShare * 100)}% |`,
     );
   }
-  lines.push("", "Cold ÷ warm (total latency):", "");
+  const h = r.healthRoundTrip;
+  lines.push(
+    "",
+    `Transport floor in the same run: a unary Health round trip p50 ${ms(h.p50)} ms, p95 ${ms(h.p95)} ms.`,
+    "",
+    "Cold ÷ warm (total latency):",
+    "",
+  );
   for (const language of ["bash", "python"]) {
     const warm = r.results.find((v) => v.language === language && v.name.endsWith("warm"));
     const cold = r.results.find((v) => v.language === language && v.name.endsWith("cold"));
