@@ -68,9 +68,9 @@ export class WarmPool {
         if (!(await this.addOne())) {
           this.failures++;
           const delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** (this.failures - 1));
-          this.logger.error(
+          this.logger.warn(
             { failures: this.failures, retryInMs: delay },
-            "warm interpreter failed to start",
+            "warm pool: retrying after a failed start",
           );
           clearTimeout(this.retryTimer);
           this.retryTimer = setTimeout(() => void this.fill(), delay);
@@ -98,7 +98,8 @@ export class WarmPool {
     try {
       await warm.ready;
       return true;
-    } catch {
+    } catch (error) {
+      this.logger.error({ pid: warm.pid, err: error }, "warm interpreter failed to start");
       this.forget(warm);
       return false;
     }

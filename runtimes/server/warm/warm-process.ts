@@ -26,9 +26,8 @@ export class WarmProcess {
     this.exited = exitStatus(proc).finally(() => {
       this.isExited = true;
     });
-    this.ready = this.stdout.read().then(({ value }) => {
-      if (value === undefined || value[0] !== READY)
-        throw new Error("warm interpreter exited before it was ready");
+    this.ready = this.stdout.read().then(async ({ value }) => {
+      if (value === undefined || value[0] !== READY) throw new Error(await this.failure(value));
       this.isReady = true;
       return value.subarray(1);
     });
@@ -37,6 +36,19 @@ export class WarmProcess {
 
   get pid(): number {
     return this.proc.pid;
+  }
+
+  /** Why it never got ready: its exit status and the start of what it wrote (for the log). */
+  private async failure(stdout: Uint8Array | undefined): Promise<string> {
+    const unexpected =
+      stdout === undefined
+        ? ""
+        : `, wrote ${JSON.stringify(new TextDecoder().decode(stdout.subarray(0, 200)))}`;
+    if (stdout !== undefined) this.kill();
+    const status = await this.exited;
+    const how = status.signal !== "" ? `killed by ${status.signal}` : `exit status ${status.exitCode}`;
+    const stderr = (await new Response(this.proc.stderr).text().catch(() => "")).slice(0, 500).trim();
+    return `warm interpreter did not get ready (${how}${unexpected})${stderr === "" ? "" : `: ${stderr}`}`;
   }
 
   /** Hands the job over; from now on the process is the Run's. */
