@@ -14,8 +14,8 @@ async function main(): Promise<number> {
     options = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
     if (!(error instanceof OptionsError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return 2;
+    (error.help ? process.stdout : process.stderr).write(`${error.message}\n`);
+    return error.help ? 0 : 2;
   }
   const logger = createLogger(options.logLevel, { runtime: options.runtimeName, serverPid: process.pid });
   let server: RuntimeServer;

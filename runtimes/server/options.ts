@@ -103,6 +103,13 @@ export const ENV_PREFIX = "KRT_";
 
 export class OptionsError extends Error {
   override name = "OptionsError";
+  /** True for --help: the message is the usage, and asking for it is not an error. */
+  constructor(
+    message: string,
+    readonly help = false,
+  ) {
+    super(message);
+  }
 }
 
 export function envName(flag: string): string {
@@ -124,7 +131,7 @@ function collect(argv: readonly string[], env: Record<string, string | undefined
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") throw new OptionsError(usage());
+    if (arg === "--help" || arg === "-h") throw new OptionsError(usage(), true);
     if (!arg.startsWith("--"))
       throw new OptionsError(`unexpected argument ${JSON.stringify(arg)}\n${usage()}`);
     const eq = arg.indexOf("=");
