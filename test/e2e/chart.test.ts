@@ -33,9 +33,15 @@ interface Deployment {
     replicas?: number;
   };
 }
+interface Service {
+  spec: { selector: Record<string, string>; ports: { name?: string; port: number; targetPort?: string }[] };
+}
+interface Lease {
+  spec?: { holderIdentity?: string };
+}
 interface Pod {
   metadata: { name: string; deletionTimestamp?: string };
-  status?: { conditions?: { type: string; status: string }[] };
+  status?: { podIP?: string; conditions?: { type: string; status: string }[] };
 }
 
 const podReady = (p: Pod) =>
@@ -93,6 +99,8 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
   const releases: [string, string][] = [];
 
   const install = async (release: string, ns: string, sets: string[]) => {
+    // Other suites sharing the cluster re-apply the CRDs as their own; make them Helm's again.
+    await applyChartCrds(client);
     const args = ["install", release, CHART, "-n", ns, "--wait", "--timeout", "3m"];
     for (const s of ["controller.scope=Namespace", ...sets]) args.push("--set", s);
     const r = await helm(args, kubeconfig);
@@ -103,7 +111,6 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
   beforeAll(async () => {
     nsA = await testNamespace(client, "chart-a");
     nsB = await testNamespace(client, "chart-b");
-    await applyChartCrds(client);
   });
 
   afterAll(async () => {
@@ -125,6 +132,26 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
     await client.get(path(R.serviceAccounts, nsA.name, "kr-kruntimes-controller"));
     await client.get(path(R.services, nsA.name, "kr-kruntimes-controller-metrics"));
   }, 240_000);
+
+  test("the metrics Service selects the controller, which serves /metrics on its pod IP", async () => {
+    // The Service's own selector finds the controller pod (EndpointSlices cannot hold the local
+    // cluster's loopback pod IPs, so the selector is checked directly).
+    const svc = await client.get<Service>(path(R.services, nsA.name, "kr-kruntimes-controller-metrics"));
+    expect(svc.spec.ports).toEqual([
+      expect.objectContaining({ name: "metrics", port: 8080, targetPort: "metrics" }),
+    ]);
+    const selector = Object.entries(svc.spec.selector)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(",");
+    const selected = (await pods(client, nsA.name, selector)).filter(podReady);
+    expect(selected).toHaveLength(1);
+    // Pod IPs are host addresses only on the local cluster (kind's are inside Docker).
+    if (!cluster?.local) return;
+    const ip = selected[0]?.status?.podIP;
+    const text = await (await fetch(`http://${ip}:8080/metrics`)).text();
+    expect(text).toContain("kruntimes_scheduler_queue_depth");
+    expect((await fetch(`http://${ip}:8080/readyz`)).status).toBe(200);
+  });
 
   test("the built-in Runtimes become Ready on their warm pods", async () => {
     for (const name of ["bash", "python"]) {
@@ -173,6 +200,8 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
         "--set",
         "controller.logLevel=debug",
         "--set",
+        "controller.replicas=2",
+        "--set",
         "runtimes.bash.capacity.runs=4",
       ],
       kubeconfig,
@@ -183,14 +212,26 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
 
     const dep = await client.get<Deployment>(path(R.deployments, nsA.name, "kr-kruntimes-controller"));
     expect(dep.spec.template.spec.containers[0]?.args).toContain("--log-level=debug");
-    await eventually(
-      "the controller replaced by a pod of the new template",
+    // Two replicas of the new template, both Ready (a standby's informers sync too), one leader.
+    const now = await eventually(
+      "the controller replaced by two pods of the new template",
       async () => {
-        const now = await pods(client, nsA.name, controllerSelector);
-        return now.length === 1 && !oldController.includes(now[0]!.metadata.name) && podReady(now[0]!);
+        const list = await pods(client, nsA.name, controllerSelector);
+        const fresh = list.filter((p) => !oldController.includes(p.metadata.name));
+        return list.length === 2 && fresh.length === 2 && fresh.every(podReady) ? fresh : undefined;
       },
       120_000,
     );
+    const holder = await eventually(
+      "the leader Lease held by one of the new pods",
+      async () => {
+        const lease = await client.get<Lease>(path(R.leases, nsA.name, "kr-kruntimes-controller"));
+        const id = lease.spec?.holderIdentity ?? "";
+        return now.some((p) => id.startsWith(`${p.metadata.name}_`)) ? id : undefined;
+      },
+      60_000,
+    );
+    expect(holder).toBeTruthy();
     const bashRt = await eventually(
       "bash Runtime with capacity 4, Ready",
       async () => {
