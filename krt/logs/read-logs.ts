@@ -49,7 +49,14 @@ export async function readRunLogs(
   const needOthers = [...Array(latest).keys()]
     .map((i) => i + 1)
     .some((a) => wants(a) && a !== assignment?.attempt);
-  if (needOthers) for (const p of await runtimePods(client, namespace, run.spec.runtime)) pods.add(p);
+  if (needOthers) {
+    const others = await runtimePods(client, namespace, run.spec.runtime);
+    if (others === undefined)
+      sink.note(
+        `may not list pods in namespace ${namespace}: earlier attempts are searched only on pod ${assignment?.pod ?? "(none)"}`,
+      );
+    for (const p of others ?? []) pods.add(p);
+  }
 
   const byAttempt = new Map<number, OutputLine[]>();
   const gone: string[] = [];
@@ -110,14 +117,19 @@ export function tailLines(tail: string | undefined): string[] {
   return lines;
 }
 
-async function runtimePods(client: KubeClient, namespace: string, runtime: string): Promise<string[]> {
+/** The Runtime's pods; undefined when listing pods is forbidden. */
+async function runtimePods(
+  client: KubeClient,
+  namespace: string,
+  runtime: string,
+): Promise<string[] | undefined> {
   try {
     const list = await client.list<{ metadata: { name?: string } }>(path(R.pods, namespace), {
       labelSelector: `${Labels.runtime}=${runtime}`,
     });
     return list.items.map((p) => p.metadata.name ?? "").filter(Boolean);
   } catch (e) {
-    if (KubeError.is(e, 403)) return [];
+    if (KubeError.is(e, 403)) return undefined;
     throw e;
   }
 }
