@@ -54,6 +54,16 @@ export function processControlSuite(ctx: SuiteContext): void {
       expect(Date.now() - started).toBeLessThan(10_000);
     });
 
+    test("the largest timeout and grace (uint32 maximum) mean a long wait, not none", async () => {
+      const max = 2 ** 32 - 1;
+      const { exited } = await executeToEnd(
+        ctx.server(),
+        inline(scripts.sleep(0.2), { timeoutMs: max, terminationGraceMs: max }),
+      );
+      expect(TaskExitReason[exited.reason]).toBe("COMPLETED");
+      expect(exited.exitCode).toBe(0);
+    });
+
     test("timeout of a process that ignores SIGTERM: SIGKILL after the termination grace", async () => {
       const log = execute(
         ctx.server(),

@@ -16,6 +16,7 @@ import type { LanguageAdapter } from "../adapter.ts";
 import { nowMicros } from "../clock.ts";
 import type { Launcher } from "../launcher.ts";
 import type { Logger } from "../logger.ts";
+import { type LongTimer, longTimeout } from "../long-timer.ts";
 import type { ExecutionObserver } from "../metrics.ts";
 import { signalGroup } from "../process-group.ts";
 import type { ByteReader, ExitStatus, RunProcess } from "../run-process.ts";
@@ -62,7 +63,7 @@ export class Execution {
   private processEnded = false;
   private stopReason: TaskExitReason | undefined;
   private stopMessage = "";
-  private timeoutTimer: ReturnType<typeof setTimeout> | undefined;
+  private timeoutTimer: LongTimer | undefined;
 
   constructor(
     readonly spec: ExecutionSpec,
@@ -167,7 +168,7 @@ export class Execution {
       "started",
     );
     if (spec.timeoutMs > 0) {
-      this.timeoutTimer = setTimeout(
+      this.timeoutTimer = longTimeout(
         () => this.stop(TaskExitReason.TIMEOUT, `timed out after ${spec.timeoutMs} ms`, spec.graceMs),
         spec.timeoutMs,
       );
@@ -180,7 +181,7 @@ export class Execution {
     this.finishedAtMicros = nowMicros();
     this.processEnded = true;
     const reason = this.stopReason ?? TaskExitReason.COMPLETED;
-    clearTimeout(this.timeoutTimer);
+    this.timeoutTimer?.cancel();
     this.stopper.clear();
     // The Run is over when its main process is: whatever is left of its group goes too.
     signalGroup(proc.pid, "SIGKILL");
