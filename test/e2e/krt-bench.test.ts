@@ -13,7 +13,7 @@ import {
   startController,
 } from "../../controller/testing/cluster/controller-process.ts";
 import { testCluster, testNamespace } from "../support/cluster.ts";
-import { buildKrt, installCrds, runKrt } from "./krt-binary.ts";
+import { buildKrt, installCrds, runKrt, startKrt } from "./krt-binary.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const cluster = testCluster();
@@ -106,6 +106,40 @@ suite("krt bench (compiled binary, real Runs)", () => {
     expect(await left(path(RuntimeResource, ns.name))).toBe(0);
     expect(await left(path(R.configMaps, ns.name))).toBe(0);
   }, 300_000);
+
+  const namespaceGone = async (name: string) => {
+    const got = await client
+      .get<{ status?: { phase?: string } }>(path(R.namespaces, undefined, name))
+      .catch(() => undefined);
+    return got === undefined || got.status?.phase === "Terminating";
+  };
+
+  test("a Runtime that never gets ready is a clear error, and the namespace krt made is deleted", async () => {
+    // No controller watches the namespace krt bench makes for itself.
+    const r = await runKrt(bin, ["bench", "--ready-timeout", "2s", "--no-ceiling", "--jobs", "0"], {
+      kubeconfig: cluster?.kubeconfig ?? "",
+    });
+    expect(r.code).toBe(75);
+    expect(r.stderr).toContain("was not ready within 2s: 0 ready, 0 available of 2");
+    expect(r.stderr).toContain("hint: is the kruntimes controller running");
+    const made = /namespace (krt-bench-[a-z0-9]+)/.exec(r.stderr)?.[1] ?? "";
+    expect(made).not.toBe("");
+    expect(await namespaceGone(made)).toBe(true);
+  }, 60_000);
+
+  test("Ctrl-C cleans up and exits 130", async () => {
+    const live = startKrt(bin, ["bench", "--no-ceiling", "--jobs", "0"], {
+      kubeconfig: cluster?.kubeconfig ?? "",
+    });
+    const deadline = Date.now() + 20_000;
+    while (!live.stderr().includes("creating Runtime") && Date.now() < deadline) await Bun.sleep(50);
+    live.interrupt();
+    const r = await live.result;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain("interrupted: cleaning up");
+    const made = /namespace (krt-bench-[a-z0-9]+)/.exec(r.stderr)?.[1] ?? "";
+    expect(await namespaceGone(made)).toBe(true);
+  }, 60_000);
 
   test("bad flags are usage errors before anything is created", async () => {
     for (const args of [

@@ -63,6 +63,8 @@ export interface LiveKrt {
   waitForStdout(text: string, timeoutMs?: number): Promise<void>;
   result: Promise<KrtResult>;
   kill(): void;
+  /** SIGINT, as Ctrl-C sends. */
+  interrupt(): void;
 }
 
 export function startKrt(bin: string, args: string[], opts: KrtOptions): LiveKrt {
@@ -97,6 +99,7 @@ export function startKrt(bin: string, args: string[], opts: KrtOptions): LiveKrt
     },
     result,
     kill: () => proc.kill(),
+    interrupt: () => proc.kill("SIGINT"),
   };
 }
 
