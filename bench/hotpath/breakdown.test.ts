@@ -80,7 +80,7 @@ describe("breakdown of a scenario", () => {
       seenMicros: 1_000_000,
     },
   ];
-  const b = breakdown(samples);
+  const b = breakdown(samples, 2);
   test("percentiles per stage in ms", () => {
     expect(b.stages.schedule).toMatchObject({ n: 3, p50: 1, max: 500.5 });
     expect(b.stages.complete.p50).toBe(503);
@@ -91,6 +91,8 @@ describe("breakdown of a scenario", () => {
     expect(b.throughput).toBe(3);
     expect(b.maxConcurrent).toBe(2);
     expect(b.maxPending).toBe(3);
+    expect(b.pendingAtCapacity).toBe(1);
+    expect(breakdown(samples, 3).pendingAtCapacity).toBe(0);
     expect(b.succeeded).toBe(2);
     expect(b.failed).toBe(1);
   });

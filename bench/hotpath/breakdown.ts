@@ -6,7 +6,7 @@
  * (created→the create's response) is the first part of schedule, shown on its own.
  */
 import { Annotations, type Run } from "@kruntimes/api";
-import { maxOverlap, type Summary, summarize } from "./stats.ts";
+import { maxOverlap, maxWaitingAtCapacity, type Summary, summarize } from "./stats.ts";
 
 export const STAGES = [
   "create",
@@ -77,13 +77,16 @@ export interface Breakdown {
   wallSeconds: number;
   /** Most Runs executing (started→finished) at one instant. */
   maxConcurrent: number;
-  /** Most Runs created but not yet scheduled at one instant (the backlog at capacity). */
+  /** Most Runs created but not yet scheduled at one instant. */
   maxPending: number;
+  /** Most Runs waiting while every slot was held (scheduled → reported): waiting for capacity, not for the scheduler. */
+  pendingAtCapacity: number;
   succeeded: number;
   failed: number;
 }
 
-export function breakdown(samples: readonly RunSample[]): Breakdown {
+/** `capacity`: slots of the pool (pods × slots per pod). */
+export function breakdown(samples: readonly RunSample[], capacity: number): Breakdown {
   const times = samples.map(runTimes).filter((t): t is RunTimes => t !== undefined);
   const per: Record<Stage, number[]> = {
     create: [],
@@ -102,6 +105,7 @@ export function breakdown(samples: readonly RunSample[]): Breakdown {
   const first = Math.min(...times.map((t) => t.created));
   const last = Math.max(...times.map((t) => t.seen));
   const wallSeconds = times.length ? (last - first) / 1e6 : 0;
+  const waits = times.map((t) => [t.created, t.scheduled ?? t.seen] as const);
   const succeeded = samples.filter((s) => s.run.status?.phase === "Succeeded").length;
   return {
     stages,
@@ -112,7 +116,14 @@ export function breakdown(samples: readonly RunSample[]): Breakdown {
         .filter((t) => t.started !== undefined && t.finished !== undefined)
         .map((t) => [t.started as number, t.finished as number] as const),
     ),
-    maxPending: maxOverlap(times.map((t) => [t.created, t.scheduled ?? t.seen] as const)),
+    maxPending: maxOverlap(waits),
+    pendingAtCapacity: maxWaitingAtCapacity(
+      times
+        .filter((t) => t.scheduled !== undefined)
+        .map((t) => [t.scheduled as number, t.reported ?? t.finished ?? t.seen] as const),
+      waits,
+      capacity,
+    ),
     succeeded,
     failed: samples.length - succeeded,
   };

@@ -28,7 +28,7 @@ export function scenarioTitle(r: ScenarioResult): string {
 
 function scenarioFacts(r: ScenarioResult): string {
   const b = r.breakdown;
-  return `${b.succeeded} succeeded, ${b.failed} failed; ${b.throughput.toFixed(1)} Runs/s over ${b.wallSeconds.toFixed(2)} s; max ${b.maxConcurrent} executing at once, max ${b.maxPending} waiting for a pod`;
+  return `${b.succeeded} succeeded, ${b.failed} failed; ${b.throughput.toFixed(1)} Runs/s over ${b.wallSeconds.toFixed(2)} s; max ${b.maxConcurrent} executing at once, at most ${b.maxPending} waiting to be scheduled (at most ${b.pendingAtCapacity} while every slot was taken)`;
 }
 
 const label = (r: ScenarioResult) => `${r.scenario.name} (${r.language})`;

@@ -137,7 +137,7 @@ async function createAndCollect(
       reason: s.run.status?.reason,
       message: s.run.status?.message,
     }));
-  const b = breakdown(samples);
+  const b = breakdown(samples, sc.pods * sc.slotsPerPod);
   progress.line(
     `${sc.name} (${ctx.language}): ${b.succeeded} succeeded, ${b.failed} failed in ${b.wallSeconds.toFixed(2)}s`,
   );

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { maxOverlap, percentile, summarize } from "./stats.ts";
+import { maxOverlap, maxWaitingAtCapacity, percentile, summarize } from "./stats.ts";
 
 describe("percentile (nearest rank)", () => {
   const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
@@ -40,5 +40,33 @@ describe("maxOverlap", () => {
       ]),
     ).toBe(3);
     expect(maxOverlap([[4, 4]])).toBe(0);
+  });
+});
+
+describe("maxWaitingAtCapacity", () => {
+  const holding = [
+    [0, 10],
+    [0, 10],
+    [10, 20],
+  ] as const;
+  test("counts waiters only while every slot is held", () => {
+    expect(maxWaitingAtCapacity(holding, [[0, 10]], 2)).toBe(1);
+    expect(maxWaitingAtCapacity(holding, [[12, 15]], 2)).toBe(0);
+    expect(maxWaitingAtCapacity(holding, [[0, 10]], 3)).toBe(0);
+  });
+  test("a slot released and taken at the same instant stays full", () => {
+    expect(
+      maxWaitingAtCapacity(
+        [
+          [0, 5],
+          [5, 9],
+        ],
+        [
+          [0, 9],
+          [1, 9],
+        ],
+        1,
+      ),
+    ).toBe(2);
   });
 });

@@ -43,3 +43,30 @@ export function maxOverlap(intervals: readonly (readonly [number, number])[]): n
   }
   return max;
 }
+
+/**
+ * The most intervals of `waiting` open at an instant when at least `capacity` intervals of
+ * `holding` are open: Runs that waited because every slot was taken (0 when capacity never filled).
+ */
+export function maxWaitingAtCapacity(
+  holding: readonly (readonly [number, number])[],
+  waiting: readonly (readonly [number, number])[],
+  capacity: number,
+): number {
+  const edges: [number, number, number][] = []; // time, held delta, waiting delta
+  for (const [a, b] of holding) if (b > a) edges.push([a, 1, 0], [b, -1, 0]);
+  for (const [a, b] of waiting) if (b > a) edges.push([a, 0, 1], [b, 0, -1]);
+  edges.sort((x, y) => x[0] - y[0]);
+  let held = 0;
+  let waits = 0;
+  let max = 0;
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i] as [number, number, number];
+    held += e[1];
+    waits += e[2];
+    // Judge an instant only after every edge at that time is applied.
+    if (i + 1 < edges.length && (edges[i + 1] as [number, number, number])[0] === e[0]) continue;
+    if (held >= capacity) max = Math.max(max, waits);
+  }
+  return max;
+}
