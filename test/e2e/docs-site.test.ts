@@ -98,6 +98,15 @@ describe("docs site", () => {
     await page.close();
   }, 180_000);
 
+  test("the home page renders its hero and features from the front matter", async () => {
+    const page = await context.newPage();
+    await page.goto(`${site.origin}/`);
+    expect((await page.locator(".VPHero .name").textContent())?.trim()).toBe("kruntimes");
+    expect(await page.locator(".VPHero .actions a").count()).toBe(3);
+    expect(await page.locator(".VPFeature").count()).toBe(4);
+    await page.close();
+  });
+
   test("a copy button puts exactly the command on the clipboard", async () => {
     const page = await context.newPage();
     await page.goto(`${site.origin}/quickstart.html`);
