@@ -71,10 +71,7 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
     progress,
     signal,
   };
-  const scenarios: ScenarioResult[] = [];
-  for (const rt of opts.runtimes)
-    for (const sc of opts.scenarios) scenarios.push(await runScenario({ ...base, ...rt }, sc));
-
+  // Baselines first: the hot path (the first scenario) then runs right after them, under the same load.
   let ceiling: WriteCeiling | undefined;
   if (opts.ceiling) {
     const concurrency = Math.max(...opts.scenarios.map((s) => s.concurrency));
@@ -102,6 +99,10 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
       signal,
     );
   }
+  const scenarios: ScenarioResult[] = [];
+  for (const rt of opts.runtimes)
+    for (const sc of opts.scenarios) scenarios.push(await runScenario({ ...base, ...rt }, sc));
+
   const { scenarios: _, ...rest } = opts;
   return {
     startedAt,
