@@ -5,6 +5,7 @@
  * the drain timeout stops them, the last events reach their streams, then the socket goes.
  */
 import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { InfoResponseSchema, Mode, RuntimeService } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
@@ -78,7 +79,8 @@ export class RuntimeServer {
   static async start(options: ServerOptions, logger: Logger): Promise<RuntimeServer> {
     const adapter = adapters[options.language];
     const version = interpreterVersion(adapter, options.interpreter);
-    mkdirSync(options.stateDir, { recursive: true });
+    // Per-execution directories go under executions/: one mkdir each on the critical path.
+    mkdirSync(join(options.stateDir, "executions"), { recursive: true });
     mkdirSync(options.workspaceRoot, { recursive: true });
     await prepareSocketPath(options.socketPath);
     const server = new RuntimeServer(options, logger, version);

@@ -3,16 +3,17 @@
  * private state directory and the script files of the plan. Failures here are a Run's problem
  * (START_FAILED with a message), not the server's.
  */
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import type { LanguageAdapter, ProgramPlan } from "../adapter.ts";
+import { makeDir } from "../make-dir.ts";
 import type { ExecutionSpec } from "./execution-spec.ts";
 
 /** The plan to launch, or the START_FAILED message. */
 export function prepareExecution(spec: ExecutionSpec, adapter: LanguageAdapter): ProgramPlan | string {
   if (spec.startError !== "" || spec.program === null) return spec.startError;
   try {
-    mkdirSync(spec.cwd, { recursive: true });
-    mkdirSync(spec.stateDir, { recursive: true });
+    makeDir(spec.cwd);
+    makeDir(spec.stateDir);
   } catch (error) {
     return `cannot create the working directory ${spec.cwd}: ${errorText(error)}`;
   }
