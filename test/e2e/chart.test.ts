@@ -98,11 +98,11 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
   let nsB: { name: string; remove(): Promise<void> };
   const releases: [string, string][] = [];
 
-  const install = async (release: string, ns: string, sets: string[]) => {
+  const install = async (release: string, ns: string, sets: string[], scope = "Namespace") => {
     // Other suites sharing the cluster re-apply the CRDs as their own; make them Helm's again.
     await applyChartCrds(client);
     const args = ["install", release, CHART, "-n", ns, "--wait", "--timeout", "3m"];
-    for (const s of ["controller.scope=Namespace", ...sets]) args.push("--set", s);
+    for (const s of [`controller.scope=${scope}`, ...sets]) args.push("--set", s);
     const r = await helm(args, kubeconfig);
     if (r.code === 0) releases.push([release, ns]);
     return r;
@@ -302,4 +302,30 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
     await client.get(path(R.crds, undefined, "runs.kruntimes.io"));
     await client.get(path(R.crds, undefined, "runtimes.kruntimes.io"));
   }, 300_000);
+
+  test("cluster-scoped installs of the same release name in two namespaces do not collide", async () => {
+    // No controller runs (replicas 0) and no Runtimes: only the objects are checked, so no
+    // cluster-wide controller touches other suites' namespaces.
+    const sets = ["controller.replicas=0", "runtimes.bash.enabled=false", "runtimes.python.enabled=false"];
+    for (const ns of [nsA.name, nsB.name]) {
+      const r = await install("kr", ns, sets, "Cluster");
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+    }
+    const rbac = { group: "rbac.authorization.k8s.io", version: "v1" } as const;
+    for (const ns of [nsA.name, nsB.name]) {
+      const name = `${ns}-kr-kruntimes-controller`;
+      await client.get(path({ ...rbac, plural: "clusterroles" }, undefined, name));
+      const binding = await client.get<{ subjects: { namespace: string }[] }>(
+        path({ ...rbac, plural: "clusterrolebindings" }, undefined, name),
+      );
+      expect(binding.subjects[0]?.namespace).toBe(ns);
+    }
+    for (const [release, ns] of releases.splice(0)) {
+      expect((await helm(["uninstall", release, "-n", ns, "--wait"], kubeconfig)).code).toBe(0);
+      await expect(
+        client.get(path({ ...rbac, plural: "clusterroles" }, undefined, `${ns}-kr-kruntimes-controller`)),
+      ).rejects.toBeInstanceOf(KubeError);
+    }
+  }, 240_000);
 });
