@@ -13,7 +13,7 @@ export CGO_ENABLED=0
 export GOCACHE="${GOCACHE:-$cache/go-build}"
 export GOMODCACHE="${GOMODCACHE:-$(go env GOMODCACHE)}"
 
-if [[ -n "${KRT_ASSETS:-}" ]]; then
+if [[ -n "${KRT_ASSETS:-}" && "${1:-cluster}" != s3server ]]; then
   for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
     [[ -x "$KRT_ASSETS/$b" ]] || { echo "KRT_ASSETS=$KRT_ASSETS has no executable $b; unset KRT_ASSETS to build from source" >&2; exit 1; }
   done
@@ -93,6 +93,18 @@ setup_helm() {
   (cd "$mod" && go mod tidy)
 }
 
+# The artifact tests' S3 server: our own module (test/localcluster/s3server) around gofakes3. The
+# cache key is gofakes3's version plus a hash of our sources, so editing them rebuilds.
+s3server_key() {
+  local src="$here/../s3server"
+  echo "$GOFAKES3_VERSION-$(cat "$src/go.mod" "$src/go.sum" "$src/main.go" | sha256sum | cut -c1-12)"
+}
+setup_s3server() {
+  cp "$here/../s3server/go.mod" "$here/../s3server/go.sum" "$here/../s3server/main.go" "$1/"
+  grep -q "github.com/johannesboyne/gofakes3 $GOFAKES3_VERSION" "$1/go.mod" \
+    || { echo "test/localcluster/s3server/go.mod does not require gofakes3 $GOFAKES3_VERSION (versions.env)" >&2; exit 1; }
+}
+
 # Default: what the local cluster needs. `all` adds helm (chart tests).
 want="${1:-cluster}"
 if [[ $want == all || $want == cluster || $want == etcd ]]; then
@@ -102,6 +114,9 @@ if [[ $want == all || $want == cluster || $want == kubernetes ]]; then
   build_group kubernetes "$KUBERNETES_VERSION" setup_kubernetes \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+fi
+if [[ $want == all || $want == cluster || $want == s3server ]]; then
+  build_group s3server "$(s3server_key)" setup_s3server .
 fi
 if [[ $want == all || $want == helm ]]; then
   build_group helm "$HELM_VERSION" setup_helm helm.sh/helm/v4/cmd/helm
