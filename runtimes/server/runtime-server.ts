@@ -11,7 +11,7 @@ import { InfoResponseSchema, Mode, RuntimeService } from "../../api/gen/kruntime
 import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { connectFetchHandler } from "./connect-handler.ts";
 import { ExecutionRegistry } from "./executions/registry.ts";
-import { adapters, interpreterVersion } from "./languages.ts";
+import { adapters, interpreterVersion, warmUnsupported } from "./languages.ts";
 import { Launcher } from "./launcher.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics, type ServerMetrics } from "./metrics.ts";
@@ -76,9 +76,13 @@ export class RuntimeServer {
   }
 
   /** Checks the interpreter, prepares the directories and the socket, and starts serving. */
-  static async start(options: ServerOptions, logger: Logger): Promise<RuntimeServer> {
-    const adapter = adapters[options.language];
-    const version = interpreterVersion(adapter, options.interpreter);
+  static async start(given: ServerOptions, logger: Logger): Promise<RuntimeServer> {
+    const adapter = adapters[given.language];
+    const version = interpreterVersion(adapter, given.interpreter);
+    const cannotWarm = given.warmPoolSize > 0 ? warmUnsupported(given.language, version) : undefined;
+    if (cannotWarm !== undefined)
+      logger.warn({ interpreterVersion: version }, `warm pool disabled: ${cannotWarm}`);
+    const options = cannotWarm === undefined ? given : { ...given, warmPoolSize: 0 };
     // Per-execution directories go under executions/: one mkdir each on the critical path.
     mkdirSync(join(options.stateDir, "executions"), { recursive: true });
     mkdirSync(options.workspaceRoot, { recursive: true });
