@@ -3,8 +3,9 @@
  * cache (test/localcluster/build/build-binaries.sh helm), run as a real process, and the
  * rendered manifests parsed into objects to assert on.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type KubeClient, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
 import { binaryPath } from "../localcluster/binaries.ts";
 
@@ -89,4 +90,33 @@ export function controllerContainer(objects: K8sObject[]) {
   const dep = objects.find((o) => o.kind === "Deployment" && o.metadata.name.endsWith("-controller"));
   if (!dep) throw new Error("no controller Deployment rendered");
   return dep.spec.template.spec.containers[0];
+}
+
+/** The chart's CRDs applied as Helm applies them (field manager `helm`), taking over their fields. */
+export async function applyChartCrds(client: KubeClient): Promise<void> {
+  const dir = join(CHART, "crds");
+  for (const file of readdirSync(dir)) {
+    const crd = YAML.parse(readFileSync(join(dir, file), "utf8")) as { metadata: { name: string } };
+    await client.apply(path(R.crds, undefined, crd.metadata.name), crd, "helm", true);
+  }
+}
+
+/** Uninstalls a release if present and deletes its namespace, waiting until it is gone. */
+export async function removeRelease(
+  kubeconfig: string,
+  client: KubeClient,
+  release: string,
+  namespace: string,
+): Promise<void> {
+  await helm(["uninstall", release, "-n", namespace, "--wait", "--ignore-not-found"], kubeconfig);
+  await client.delete(path(R.namespaces, undefined, namespace)).catch(() => {});
+  for (let i = 0; i < 600; i++) {
+    try {
+      await client.get(path(R.namespaces, undefined, namespace));
+      await Bun.sleep(100);
+    } catch {
+      return;
+    }
+  }
+  throw new Error(`namespace ${namespace} still exists a minute after deletion`);
 }

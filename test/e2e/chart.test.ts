@@ -6,13 +6,10 @@
  * tests' namespaces; the cluster-wide default is exercised by the quickstart test.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
-import YAML from "yaml";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
-import { CHART, HELM_MISSING, helm, helmPath } from "./chart-support.ts";
+import { applyChartCrds, CHART, HELM_MISSING, helm, helmPath } from "./chart-support.ts";
 
 const cluster = testCluster();
 if (cluster && !helmPath()) throw new Error(HELM_MISSING);
@@ -80,15 +77,6 @@ async function runScript(client: KubeClient, ns: string, runtime: string, script
     },
     60_000,
   );
-}
-
-/** The chart's CRDs applied as Helm applies them, so helm's own apply finds nothing to contest. */
-async function applyChartCrds(client: KubeClient): Promise<void> {
-  const dir = join(CHART, "crds");
-  for (const file of readdirSync(dir)) {
-    const crd = YAML.parse(readFileSync(join(dir, file), "utf8")) as { metadata: { name: string } };
-    await client.apply(path(R.crds, undefined, crd.metadata.name), crd, "helm", true);
-  }
 }
 
 suite("chart on a cluster (helm install / upgrade / uninstall)", () => {

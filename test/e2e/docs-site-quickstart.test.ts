@@ -6,14 +6,13 @@
  * namespace `kruntimes` and uninstalls it again, as the page's last step does.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type KubeClient, path, R } from "@kruntimes/kube";
-import YAML from "yaml";
+import type { KubeClient } from "@kruntimes/kube";
 import { binaryPath } from "../localcluster/binaries.ts";
 import { testCluster } from "../support/cluster.ts";
-import { CHART, HELM_MISSING, helm, helmPath, ROOT } from "./chart-support.ts";
+import { applyChartCrds, HELM_MISSING, helmPath, ROOT, removeRelease } from "./chart-support.ts";
 import { shellBlocks } from "./docs-site-support.ts";
 
 const cluster = testCluster();
@@ -21,38 +20,20 @@ if (cluster && !helmPath()) throw new Error(HELM_MISSING);
 const suite = cluster ? describe : describe.skip;
 const NAMESPACE = "kruntimes";
 
-async function removeLeftovers(kubeconfig: string, client: KubeClient): Promise<void> {
-  await helm(["uninstall", "kruntimes", "-n", NAMESPACE, "--wait", "--ignore-not-found"], kubeconfig);
-  await client.delete(path(R.namespaces, undefined, NAMESPACE)).catch(() => {});
-  for (let i = 0; i < 600; i++) {
-    try {
-      await client.get(path(R.namespaces, undefined, NAMESPACE));
-      await Bun.sleep(100);
-    } catch {
-      return;
-    }
-  }
-}
-
 suite("quickstart (docs/quickstart.md, run as written)", () => {
   const kubeconfig = cluster?.kubeconfig as string;
   const client = cluster?.client as KubeClient;
   const blocks = shellBlocks(readFileSync(join(ROOT, "docs/quickstart.md"), "utf8"));
 
   beforeAll(async () => {
-    await removeLeftovers(kubeconfig, client);
+    await removeRelease(kubeconfig, client, "kruntimes", NAMESPACE);
     // A shared test cluster already has the CRDs from other suites: make them Helm's, as a
     // previous `helm install` would have left them (see docs/install.md, Upgrades).
-    for (const file of readdirSync(join(CHART, "crds"))) {
-      const crd = YAML.parse(readFileSync(join(CHART, "crds", file), "utf8")) as {
-        metadata: { name: string };
-      };
-      await client.apply(path(R.crds, undefined, crd.metadata.name), crd, "helm", true);
-    }
+    await applyChartCrds(client);
   }, 120_000);
 
   afterAll(async () => {
-    await removeLeftovers(kubeconfig, client);
+    await removeRelease(kubeconfig, client, "kruntimes", NAMESPACE);
   }, 120_000);
 
   test("the page has the steps the test expects (cluster blocks skipped, the rest run)", () => {
