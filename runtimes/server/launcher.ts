@@ -38,7 +38,14 @@ export class Launcher {
     const { adapter, baseEnv } = this.config;
     if (this.pool !== undefined && adapter.warmEligible(spec.env, baseEnv)) {
       const warm = this.pool.take();
-      if (warm !== undefined) return warm.dispatch(adapter.warmJob(spec, baseEnv));
+      if (warm !== undefined) {
+        try {
+          return warm.dispatch(adapter.warmJob(spec, baseEnv));
+        } catch {
+          // It died between the pool's check and the hand-over: the Run starts cold instead.
+          warm.kill();
+        }
+      }
     }
     return this.cold(spec);
   }
