@@ -7,9 +7,18 @@
  * same name: `RunPhase.Running` is a value, `RunPhase` also the union of its values.
  */
 
+export type { ArtifactStoreSnapshot } from "./src/artifact-store.ts";
+export {
+  artifactStoreId,
+  maintainerName,
+  parseSnapshot,
+  SnapshotError,
+  snapshotJson,
+} from "./src/artifact-store.ts";
 export {
   Annotations,
   API_VERSION,
+  ARTIFACTS_FINALIZER,
   CATEGORY,
   DEFAULT_RUN_REQUEST,
   DEFAULT_RUNS_PER_POD,

@@ -28,6 +28,8 @@ export const Labels = {
   run: "kruntimes.io/run",
   /** The standard managed-by label; its value is `MANAGED_BY`. */
   managedBy: "app.kubernetes.io/managed-by",
+  /** On Runs with stored artifacts and on their store's maintainer objects: the store's id. */
+  artifactStore: "kruntimes.io/artifact-store",
 } as const;
 
 export const MANAGED_BY = "kruntimes";
@@ -40,7 +42,15 @@ export const Annotations = {
   createdMicros: "kruntimes.io/created-micros",
   /** On a Runtime's Deployment: hash of the rendered Pod template, to tell rollouts apart. */
   templateHash: "kruntimes.io/template-hash",
+  /**
+   * Set by runtimed on a Run before its first artifact upload, once: the artifact store's
+   * configuration (JSON), so cleanup works after the Runtime changed or was deleted.
+   */
+  artifactStore: "kruntimes.io/artifact-store",
 } as const;
+
+/** On Runs that stored artifacts: removed by the store's maintainer once they are deleted. */
+export const ARTIFACTS_FINALIZER = "kruntimes.io/artifacts";
 
 /** What each label and annotation key means; rendered into the API reference. */
 export const KEY_DESCRIPTIONS: Record<string, string> = {
@@ -50,6 +60,8 @@ export const KEY_DESCRIPTIONS: Record<string, string> = {
   [Annotations.createdMicros]:
     "Annotation a client may set on a Run at create: epoch microseconds, copied into `status.timing.createdMicros`.",
   [Annotations.templateHash]: "Annotation on a Runtime's Deployment: hash of the rendered Pod template.",
+  [Labels.artifactStore]:
+    "Label on Runs that stored artifacts and on their artifact maintainer's objects: the store's id. As an annotation on such Runs (set once by runtimed): the store configuration, JSON.",
 };
 
 /** The container in `Runtime.spec.template` that runs the Runtime Server. */

@@ -53,6 +53,8 @@ export const Reason = {
   RetriesExhausted: "RetriesExhausted",
   Completed: "Completed",
   Drained: "Drained",
+  ArtifactsRejected: "ArtifactsRejected",
+  ArtifactUploadFailed: "ArtifactUploadFailed",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 export const REASONS = Object.values(Reason) as Reason[];
@@ -78,6 +80,10 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
   RetriesExhausted: "The last of `spec.retryPolicy.maxAttempts` attempts failed with a retryable reason.",
   Completed: "The task exited with code 0.",
   Drained: "A session finished gracefully after `spec.termination.mode: Drain`.",
+  ArtifactsRejected:
+    "The task left entries in `$KRUNTIME_ARTIFACTS_DIR` that break the artifact rules (symlinks, special files, bad names, count or size limits); none were stored.",
+  ArtifactUploadFailed:
+    "The artifacts could not be stored after retrying (the store was unreachable or refused them); the task's own result is kept in the status.",
 };
 
 /** Reasons `status.waitingReason` may take while the Run is Pending. */

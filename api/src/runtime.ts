@@ -11,7 +11,7 @@ import {
   WORKSPACE_MOUNT_PATH,
 } from "./constants.ts";
 import { Conditions, ObjectName, ObservedGeneration, Replicas, ResourceMap } from "./schema/common.ts";
-import { Bool, cel, List, MapOf, Obj, Open, Str, Type } from "./schema/kube.ts";
+import { Bool, cel, Int64, List, MapOf, Obj, Open, Str, Type } from "./schema/kube.ts";
 import type { ObjectMeta } from "./schema/meta.ts";
 
 const ContainerSchema = Open(
@@ -128,6 +128,21 @@ export const ArtifactStoreSchema = Obj(
   {
     s3: Type.Optional(S3StoreSchema),
     filesystem: Type.Optional(FilesystemStoreSchema),
+    maxArtifactBytes: Type.Optional(
+      Int64({
+        description:
+          "Largest artifact a Run may store (a file, or a directory's tar.gz), in bytes; a larger one fails the Run with `ArtifactsRejected`.",
+        minimum: 1,
+        default: 1024 * 1024 * 1024,
+      }),
+    ),
+    maxTotalBytes: Type.Optional(
+      Int64({
+        description: "Most bytes one attempt may store in all its artifacts together.",
+        minimum: 1,
+        default: 4 * 1024 * 1024 * 1024,
+      }),
+    ),
   },
   {
     description: "Where Runs on this Runtime store their artifacts. Exactly one of `s3` or `filesystem`.",

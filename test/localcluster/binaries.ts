@@ -22,7 +22,7 @@ export function readVersions(repoRoot: string): Versions {
   const text = readFileSync(join(repoRoot, "test/localcluster/build/versions.env"), "utf8");
   const out: Record<string, string> = {};
   for (const line of text.split("\n")) {
-    const m = /^([A-Z_]+)=(\S+)/.exec(line);
+    const m = /^([A-Z][A-Z0-9_]*)=(\S+)/.exec(line);
     if (m) out[m[1]!] = m[2]!;
   }
   return out as unknown as Versions;
