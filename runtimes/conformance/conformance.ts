@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageScripts } from "./language-scripts.ts";
-import { ServerProcess, type ServerTarget } from "./server-process.ts";
+import { SERVER_TIMEOUT_MS, ServerProcess, type ServerTarget } from "./server-process.ts";
 import { executionsSuite } from "./suite/executions.ts";
 import type { SuiteContext } from "./suite/helpers.ts";
 import { inputSuite } from "./suite/inputs.ts";
@@ -40,11 +40,11 @@ export function runConformance(target: ServerTarget, scripts: LanguageScripts): 
     const env = { ...CONTAINER_ENV, HOME: home, PYTHONSTARTUP: join(home, ".pythonrc.py") };
     beforeAll(async () => {
       shared = await ServerProcess.start(target, { warmPool: 2, env });
-    });
+    }, SERVER_TIMEOUT_MS);
     afterAll(async () => {
       await shared?.stop();
       rmSync(home, { recursive: true, force: true });
-    });
+    }, SERVER_TIMEOUT_MS);
     const ctx: SuiteContext = {
       target,
       scripts,

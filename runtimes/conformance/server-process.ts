@@ -9,6 +9,9 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { connectUnix, type RuntimeClients } from "../testing/client.ts";
 
+/** Timeout for tests and hooks that start servers: starts are slow on a loaded 2-core machine. */
+export const SERVER_TIMEOUT_MS = 30_000;
+
 /** What a test asks of the server it starts. */
 export interface ServerSettings {
   socket: string;

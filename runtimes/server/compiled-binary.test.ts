@@ -13,7 +13,7 @@ import { ServingStatus } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts"
 import { serverFlags, sourceTarget } from "../conformance/conformance.ts";
 import type { EventLog } from "../conformance/event-log.ts";
 import { bashScripts, pythonScripts } from "../conformance/language-scripts.ts";
-import { ServerProcess } from "../conformance/server-process.ts";
+import { SERVER_TIMEOUT_MS, ServerProcess } from "../conformance/server-process.ts";
 import { execute, executeToEnd, inline } from "../conformance/suite/helpers.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -36,36 +36,40 @@ describe("compiled Runtime Server binary", () => {
       warmPool: 1,
     });
     quiet = execute(quietServer, inline("sleep 11\necho after-silence\n"));
-  });
+  }, SERVER_TIMEOUT_MS);
 
   afterAll(async () => {
     await quietServer?.stop();
     rmSync(outDir, { recursive: true, force: true });
-  });
+  }, SERVER_TIMEOUT_MS);
 
   for (const scripts of [bashScripts, pythonScripts]) {
-    test(`serves Health and runs a ${scripts.language} task`, async () => {
-      expect(await built).toBe(0);
-      const server = await ServerProcess.start(
-        {
-          name: `${scripts.language} (compiled)`,
-          argv: (s) => [binary, ...serverFlags(scripts.language, s)],
-        },
-        { warmPool: 1 },
-      );
-      try {
-        const health = await server.clients.runtime.health({});
-        expect(ServingStatus[health.status]).toBe("SERVING");
-        const info = await server.clients.runtime.info({});
-        expect(info.language).toBe(scripts.language);
-        expect(info.serverVersion).toMatch(/^\d+\.\d+\.\d+/);
-        const { log, exited } = await executeToEnd(server, inline(scripts.hello));
-        expect(exited.exitCode).toBe(0);
-        expect(log.text()).toBe("out\n");
-      } finally {
-        expect(await server.stop()).toBe(0);
-      }
-    });
+    test(
+      `serves Health and runs a ${scripts.language} task`,
+      async () => {
+        expect(await built).toBe(0);
+        const server = await ServerProcess.start(
+          {
+            name: `${scripts.language} (compiled)`,
+            argv: (s) => [binary, ...serverFlags(scripts.language, s)],
+          },
+          { warmPool: 1 },
+        );
+        try {
+          const health = await server.clients.runtime.health({});
+          expect(ServingStatus[health.status]).toBe("SERVING");
+          const info = await server.clients.runtime.info({});
+          expect(info.language).toBe(scripts.language);
+          expect(info.serverVersion).toMatch(/^\d+\.\d+\.\d+/);
+          const { log, exited } = await executeToEnd(server, inline(scripts.hello));
+          expect(exited.exitCode).toBe(0);
+          expect(log.text()).toBe("out\n");
+        } finally {
+          expect(await server.stop()).toBe(0);
+        }
+      },
+      SERVER_TIMEOUT_MS,
+    );
   }
 
   test("a stream silent for longer than 10 s is not cut", async () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Code } from "@connectrpc/connect";
 import { sourceTarget } from "../conformance/conformance.ts";
 import { bashScripts } from "../conformance/language-scripts.ts";
-import { ServerProcess } from "../conformance/server-process.ts";
+import { SERVER_TIMEOUT_MS, ServerProcess } from "../conformance/server-process.ts";
 import { execute, executeToEnd, expectConnectError, inline } from "../conformance/suite/helpers.ts";
 
 describe("Runtime Server metrics", () => {
@@ -17,10 +17,10 @@ describe("Runtime Server metrics", () => {
         warmPool: 0,
       },
     );
-  });
+  }, SERVER_TIMEOUT_MS);
   afterAll(async () => {
     await server?.stop();
-  });
+  }, SERVER_TIMEOUT_MS);
 
   test("counts starts, ends by reason, refusals; gauges running and warm", async () => {
     await executeToEnd(server, inline(bashScripts.exit(0)));

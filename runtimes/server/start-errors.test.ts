@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sourceTarget } from "../conformance/conformance.ts";
-import { ServerProcess } from "../conformance/server-process.ts";
+import { SERVER_TIMEOUT_MS, ServerProcess } from "../conformance/server-process.ts";
 
 const main = fileURLToPath(new URL("./main.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "krt-rs-start-"));
@@ -40,20 +40,24 @@ describe("Runtime Server start-up errors", () => {
     expect(result.stderr).toContain("set --interpreter to a working bash");
   });
 
-  test("a socket path taken by a file or by a live server: exit 1, names the path", async () => {
-    const file = join(dir, "not-a-socket");
-    writeFileSync(file, "");
-    const taken = start(["--socket", file]);
-    expect(taken.code).toBe(1);
-    expect(taken.stderr).toContain(`${file} exists and is not a socket`);
-    const live = await ServerProcess.start(sourceTarget("bash", main), { warmPool: 0 });
-    try {
-      const second = start(["--socket", live.settings.socket]);
-      expect(second.code).toBe(1);
-      expect(second.stderr).toContain("another server is listening");
-      expect((await live.clients.runtime.health({})).status).toBe(1);
-    } finally {
-      await live.stop();
-    }
-  });
+  test(
+    "a socket path taken by a file or by a live server: exit 1, names the path",
+    async () => {
+      const file = join(dir, "not-a-socket");
+      writeFileSync(file, "");
+      const taken = start(["--socket", file]);
+      expect(taken.code).toBe(1);
+      expect(taken.stderr).toContain(`${file} exists and is not a socket`);
+      const live = await ServerProcess.start(sourceTarget("bash", main), { warmPool: 0 });
+      try {
+        const second = start(["--socket", live.settings.socket]);
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain("another server is listening");
+        expect((await live.clients.runtime.health({})).status).toBe(1);
+      } finally {
+        await live.stop();
+      }
+    },
+    SERVER_TIMEOUT_MS,
+  );
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Code } from "@connectrpc/connect";
 import { TaskExitReason, TaskState } from "../../../api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { EventLog } from "../event-log.ts";
-import { ServerProcess } from "../server-process.ts";
+import { SERVER_TIMEOUT_MS, ServerProcess } from "../server-process.ts";
 import { execute, expectConnectError, inline, type SuiteContext, uid } from "./helpers.ts";
 
 export function executionsSuite(ctx: SuiteContext): void {
@@ -143,10 +143,10 @@ export function executionsSuite(ctx: SuiteContext): void {
       let server: ServerProcess;
       beforeAll(async () => {
         server = await ServerProcess.start(ctx.target, { maxConcurrent: 2, warmPool: 1 });
-      });
+      }, SERVER_TIMEOUT_MS);
       afterAll(async () => {
         await server?.stop();
-      });
+      }, SERVER_TIMEOUT_MS);
 
       test("a third execution is RESOURCE_EXHAUSTED; capacity comes back when one ends", async () => {
         const flag = join(server.dir, "go");

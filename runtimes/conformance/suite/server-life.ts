@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Code } from "@connectrpc/connect";
 import { ServingStatus, TaskInput } from "../../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { TaskExitReason } from "../../../api/gen/kruntimes/runtime/v1/task_pb.ts";
-import { ServerProcess } from "../server-process.ts";
+import { SERVER_TIMEOUT_MS, ServerProcess } from "../server-process.ts";
 import { execute, executeToEnd, expectConnectError, inline, type SuiteContext, until } from "./helpers.ts";
 
 export function serverLifeSuite(ctx: SuiteContext): void {
@@ -41,10 +41,10 @@ export function serverLifeSuite(ctx: SuiteContext): void {
       let cold: ServerProcess;
       beforeAll(async () => {
         cold = await ServerProcess.start(ctx.target, { warmPool: 0, env: ctx.containerEnv });
-      });
+      }, SERVER_TIMEOUT_MS);
       afterAll(async () => {
         await cold?.stop();
-      });
+      }, SERVER_TIMEOUT_MS);
 
       test("the same programs give the same results warm and cold", async () => {
         const warm = ctx.server();
@@ -106,54 +106,66 @@ export function serverLifeSuite(ctx: SuiteContext): void {
       });
     });
 
-    test("a stale socket file left by a crash is replaced at start", async () => {
-      const first = await ServerProcess.start(ctx.target, { warmPool: 0 });
-      first.proc.kill("SIGKILL");
-      await first.proc.exited;
-      expect(existsSync(first.settings.socket)).toBe(true);
-      const second = await ServerProcess.start(ctx.target, { warmPool: 0, socket: first.settings.socket });
-      expect((await executeToEnd(second, inline(scripts.hello))).exited.exitCode).toBe(0);
-      await second.stop();
-      await first.stop();
-    });
+    test(
+      "a stale socket file left by a crash is replaced at start",
+      async () => {
+        const first = await ServerProcess.start(ctx.target, { warmPool: 0 });
+        first.proc.kill("SIGKILL");
+        await first.proc.exited;
+        expect(existsSync(first.settings.socket)).toBe(true);
+        const second = await ServerProcess.start(ctx.target, { warmPool: 0, socket: first.settings.socket });
+        expect((await executeToEnd(second, inline(scripts.hello))).exited.exitCode).toBe(0);
+        await second.stop();
+        await first.stop();
+      },
+      SERVER_TIMEOUT_MS,
+    );
 
-    test("SIGTERM drains: DRAINING, new work UNAVAILABLE, running work finishes, then the socket goes", async () => {
-      const server = await ServerProcess.start(ctx.target, { warmPool: 1 });
-      const flag = join(server.dir, "go");
-      const running = execute(server, inline(scripts.waitForFile(flag, "working", "finished")));
-      await running.until((l) => l.text() === "working\n");
-      server.proc.kill("SIGTERM");
-      await until(
-        async () => (await server.clients.runtime.health({})).status === ServingStatus.DRAINING,
-        5000,
-        "DRAINING",
-      );
-      await expectConnectError(execute(server, inline(scripts.hello)).done, Code.Unavailable);
-      expect((await server.clients.runtime.health({})).running).toBe(1);
-      writeFileSync(flag, "");
-      const exited = await running.finished();
-      expect(exited.exitCode).toBe(0);
-      expect(running.text()).toBe("working\nfinished\n");
-      expect(await server.proc.exited).toBe(0);
-      expect(existsSync(server.settings.socket)).toBe(false);
-      await server.stop();
-    });
+    test(
+      "SIGTERM drains: DRAINING, new work UNAVAILABLE, running work finishes, then the socket goes",
+      async () => {
+        const server = await ServerProcess.start(ctx.target, { warmPool: 1 });
+        const flag = join(server.dir, "go");
+        const running = execute(server, inline(scripts.waitForFile(flag, "working", "finished")));
+        await running.until((l) => l.text() === "working\n");
+        server.proc.kill("SIGTERM");
+        await until(
+          async () => (await server.clients.runtime.health({})).status === ServingStatus.DRAINING,
+          5000,
+          "DRAINING",
+        );
+        await expectConnectError(execute(server, inline(scripts.hello)).done, Code.Unavailable);
+        expect((await server.clients.runtime.health({})).running).toBe(1);
+        writeFileSync(flag, "");
+        const exited = await running.finished();
+        expect(exited.exitCode).toBe(0);
+        expect(running.text()).toBe("working\nfinished\n");
+        expect(await server.proc.exited).toBe(0);
+        expect(existsSync(server.settings.socket)).toBe(false);
+        await server.stop();
+      },
+      SERVER_TIMEOUT_MS,
+    );
 
-    test("SIGTERM drain timeout: executions still running are cancelled, with a message", async () => {
-      const server = await ServerProcess.start(ctx.target, {
-        warmPool: 0,
-        drainTimeoutMs: 300,
-        defaultGraceMs: 300,
-      });
-      const running = execute(server, inline(scripts.ignoreTerm));
-      await running.until((l) => l.text() === "ready\n");
-      server.proc.kill("SIGTERM");
-      const exited = await running.finished();
-      expect(TaskExitReason[exited.reason]).toBe("CANCELLED");
-      expect(exited.message).toContain("shut down");
-      expect(exited.signal).toBe("SIGKILL");
-      expect(await server.proc.exited).toBe(0);
-      await server.stop();
-    });
+    test(
+      "SIGTERM drain timeout: executions still running are cancelled, with a message",
+      async () => {
+        const server = await ServerProcess.start(ctx.target, {
+          warmPool: 0,
+          drainTimeoutMs: 300,
+          defaultGraceMs: 300,
+        });
+        const running = execute(server, inline(scripts.ignoreTerm));
+        await running.until((l) => l.text() === "ready\n");
+        server.proc.kill("SIGTERM");
+        const exited = await running.finished();
+        expect(TaskExitReason[exited.reason]).toBe("CANCELLED");
+        expect(exited.message).toContain("shut down");
+        expect(exited.signal).toBe("SIGKILL");
+        expect(await server.proc.exited).toBe(0);
+        await server.stop();
+      },
+      SERVER_TIMEOUT_MS,
+    );
   });
 }
