@@ -24,10 +24,12 @@ describe("stages from status.timing and the watch", () => {
       }),
       seenMicros: 10_000,
       ackMicros: 1800,
+      boundSeenMicros: 3700,
     });
     expect(t && stagesOf(t)).toEqual({
       create: 800,
       schedule: 2500,
+      "bind-seen": 200,
       dispatch: 500,
       execution: 5000,
       report: 200,

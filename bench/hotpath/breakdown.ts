@@ -2,8 +2,10 @@
  * The per-Run latency breakdown, exactly from the Run's microsecond timing plus the moment the
  * benchmark's watch saw the terminal status:
  * schedule (created→scheduled), dispatch (scheduled→started), execution (started→finished),
- * report (finished→reported), observe (reported→seen), complete (created→seen). `create`
- * (created→the create's response) is the first part of schedule, shown on its own.
+ * report (finished→reported), observe (reported→seen), complete (created→seen). Two parts are
+ * shown on their own: `create` (created→the create's response, the start of schedule) and
+ * `bind-seen` (scheduled→the benchmark's watch sees the bind, the start of dispatch: about when
+ * runtimed's watch can see it too).
  */
 import { Annotations, type Run } from "@kruntimes/api";
 import { maxOverlap, maxWaitingAtCapacity, type Summary, summarize } from "./stats.ts";
@@ -11,6 +13,7 @@ import { maxOverlap, maxWaitingAtCapacity, type Summary, summarize } from "./sta
 export const STAGES = [
   "create",
   "schedule",
+  "bind-seen",
   "dispatch",
   "execution",
   "report",
@@ -26,12 +29,15 @@ export interface RunSample {
   seenMicros: number;
   /** Wall-clock µs at which the create's response arrived, when known. */
   ackMicros?: number;
+  /** Wall-clock µs at which the benchmark's watch first saw the Run bound to a pod. */
+  boundSeenMicros?: number;
 }
 
 export interface RunTimes {
   created: number;
   acked?: number;
   scheduled?: number;
+  boundSeen?: number;
   started?: number;
   finished?: number;
   reported?: number;
@@ -46,6 +52,7 @@ export function runTimes(s: RunSample): RunTimes | undefined {
     created,
     acked: s.ackMicros,
     scheduled: t.scheduledMicros,
+    boundSeen: s.boundSeenMicros,
     started: t.startedMicros,
     finished: t.finishedMicros,
     reported: t.reportedMicros,
@@ -59,6 +66,7 @@ export function stagesOf(t: RunTimes): Partial<Record<Stage, number>> {
   const out: Partial<Record<Stage, number>> = {
     create: span(t.created, t.acked),
     schedule: span(t.created, t.scheduled),
+    "bind-seen": span(t.scheduled, t.boundSeen),
     dispatch: span(t.scheduled, t.started),
     execution: span(t.started, t.finished),
     report: span(t.finished, t.reported),
@@ -91,6 +99,7 @@ export function breakdown(samples: readonly RunSample[], capacity: number): Brea
   const per: Record<Stage, number[]> = {
     create: [],
     schedule: [],
+    "bind-seen": [],
     dispatch: [],
     execution: [],
     report: [],

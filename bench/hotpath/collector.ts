@@ -23,6 +23,8 @@ export class DoneCollector<T extends KubeObject> {
     private readonly labelSelector: string,
     private readonly isDone: (o: T) => boolean,
     private readonly now: () => number,
+    /** Sees every version as it arrives, with its arrival µs (e.g. to time intermediate states). */
+    private readonly onVersion?: (o: T, micros: number) => void,
   ) {}
 
   /** Lists (for a resourceVersion) and starts watching; resolves once the watch is requested. */
@@ -33,6 +35,7 @@ export class DoneCollector<T extends KubeObject> {
   }
 
   private observe(o: T): void {
+    this.onVersion?.(o, this.now());
     const name = o.metadata.name ?? "";
     if (this.done.has(name) || !this.isDone(o)) return;
     this.done.set(name, { object: o, seenMicros: this.now() });

@@ -76,17 +76,22 @@ async function createAndCollect(
 ): Promise<ScenarioResult> {
   const { client, namespace, progress } = ctx;
   const spec = workSpec(runtime, ctx.language, sc.work);
+  const acked = new Map<string, number>();
+  const boundSeen = new Map<string, number>();
   const collector = new DoneCollector<Run>(
     client,
     path(RunResource, namespace),
     `${BENCH_LABEL}=${runtime}`,
     (r) => isTerminalPhase(r.status?.phase),
     ctx.nowMicros,
+    (r, micros) => {
+      const name = r.metadata.name ?? "";
+      if (r.status?.assignment && !boundSeen.has(name)) boundSeen.set(name, micros);
+    },
   );
   await collector.start();
   const deadline = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.runTimeoutMs)]);
   let created = 0;
-  const acked = new Map<string, number>();
   const status = (done: number) =>
     progress.update(
       `${sc.name} (${ctx.language}): created ${created}/${sc.runs}, finished ${done}/${sc.runs}`,
@@ -127,6 +132,7 @@ async function createAndCollect(
     run: s.object,
     seenMicros: s.seenMicros,
     ackMicros: acked.get(s.object.metadata.name ?? ""),
+    boundSeenMicros: boundSeen.get(s.object.metadata.name ?? ""),
   }));
   const failures = samples
     .filter((s) => s.run.status?.phase !== "Succeeded")

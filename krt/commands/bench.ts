@@ -36,8 +36,9 @@ export class BenchCommand extends KrtCommand {
       client's µs clock in \`kruntimes.io/created-micros\`) and watches them end. Each Run's
       \`status.timing\` gives schedule (created→scheduled), dispatch (scheduled→started), execution
       (started→finished) and report (finished→reported); the watch adds observe (reported→seen)
-      and complete (created→seen); create (created→the create's response) is shown as the first
-      part of schedule. Printed as p50/p95/p99/max in ms, with throughput, the most Runs executing at
+      and complete (created→seen). Two parts are shown on their own: create (created→the create's
+      response, the start of schedule) and bind-seen (scheduled→the watch sees the bind, the start
+      of dispatch). Printed as p50/p95/p99/max in ms, with throughput, the most Runs executing at
       once, the most waiting to be scheduled, and the most waiting while every slot was taken
       (pending at capacity: 0 means Runs waited for the scheduler, not for slots).
 
