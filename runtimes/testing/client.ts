@@ -17,7 +17,9 @@ export function connectUnix(socketPath: string): RuntimeClients {
   const transport = createConnectTransport({
     baseUrl: "http://runtime-server",
     fetch: ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-      fetch(input, { ...init, unix: socketPath } as RequestInit)) as typeof fetch,
+      // timeout: false — Bun's fetch otherwise drops a response that stays silent for 300 s,
+      // and an Execute stream of a quiet Run is exactly that.
+      fetch(input, { ...init, unix: socketPath, timeout: false } as RequestInit)) as typeof fetch,
   });
   return { runtime: createClient(RuntimeService, transport), task: createClient(TaskService, transport) };
 }
