@@ -6,6 +6,8 @@
  * releases its Lease. Options: `bun runtimed/main.ts --help`.
  */
 import { KubeClient, resolveConnection } from "@kruntimes/kube";
+import { createArtifactMetrics } from "./artifacts/artifact-metrics.ts";
+import { RunArtifacts } from "./artifacts/run-artifacts.ts";
 import { LeaseKeeper } from "./heartbeat/lease-keeper.ts";
 import { serveProbes } from "./http/probe-server.ts";
 import { createLogger } from "./logger.ts";
@@ -15,48 +17,76 @@ import { runtimeServerClients } from "./runtime-server/client.ts";
 import { Runtimed } from "./runtimed.ts";
 import { StatusWriter } from "./status/status-writer.ts";
 
-let o: RuntimedOptions;
-try {
-  o = parseOptions(Bun.argv.slice(2), process.env);
-} catch (e) {
-  if (!(e instanceof OptionsError)) throw e;
-  console.error(e.message);
-  process.exit(e.message.startsWith("usage:") ? 0 : 2);
+// `runtimed maintain`: the artifact maintainer of one store (same image; its own process).
+if (Bun.argv[2] === "maintain") {
+  const { maintain } = await import("./artifacts/maintainer/maintainer.ts");
+  await maintain(process.env);
+} else {
+  await sidecar();
 }
 
-const log = createLogger(o);
-const metrics = createMetrics();
-const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env: process.env }));
-const server = runtimeServerClients(o.socketPath);
-const writer = new StatusWriter(client, metrics, log, o.writeRetryMs);
-const lease = new LeaseKeeper(client, o, log, metrics);
-const runtimed = new Runtimed({ o, client, server, writer, metrics, log });
+async function sidecar(): Promise<void> {
+  let o: RuntimedOptions;
+  try {
+    o = parseOptions(Bun.argv.slice(2), process.env);
+  } catch (e) {
+    if (!(e instanceof OptionsError)) throw e;
+    console.error(e.message);
+    process.exit(e.message.startsWith("usage:") ? 0 : 2);
+  }
 
-const http = serveProbes(o.host, o.port, metrics.registry, {
-  server,
-  watchSynced: () => runtimed.synced,
-  leaseHeld: () => lease.held,
-  draining: () => runtimed.isDraining,
-});
-log.info(
-  { host: o.host, port: http.port, socket: o.socketPath, runtime: o.runtime, podUID: o.pod.uid },
-  "runtimed starting",
-);
+  const log = createLogger(o);
+  const metrics = createMetrics();
+  const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env: process.env }));
+  const server = runtimeServerClients(o.socketPath);
+  const writer = new StatusWriter(client, metrics, log, o.writeRetryMs);
+  const lease = new LeaseKeeper(client, o, log, metrics);
+  const artifacts = o.artifacts
+    ? new RunArtifacts(
+        o.artifacts,
+        o.workspace,
+        o.pod.namespace,
+        client,
+        createArtifactMetrics(metrics.registry),
+        log,
+      )
+    : undefined;
+  const runtimed = new Runtimed({
+    o,
+    client,
+    server,
+    writer,
+    metrics,
+    log,
+    ...(artifacts ? { artifacts } : {}),
+  });
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, "stopping: no new Runs; letting running ones finish");
-  await runtimed.drain();
-  await lease.release();
-  http.stop(true);
-  log.info("stopped");
-  process.exit(0);
+  const http = serveProbes(o.host, o.port, metrics.registry, {
+    server,
+    watchSynced: () => runtimed.synced,
+    leaseHeld: () => lease.held,
+    draining: () => runtimed.isDraining,
+  });
+  log.info(
+    { host: o.host, port: http.port, socket: o.socketPath, runtime: o.runtime, podUID: o.pod.uid },
+    "runtimed starting",
+  );
+
+  let stopping = false;
+  async function shutdown(signal: string): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping: no new Runs; letting running ones finish");
+    await runtimed.drain();
+    await lease.release();
+    http.stop(true);
+    log.info("stopped");
+    process.exit(0);
+  }
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  await lease.start();
+  await runtimed.start();
+  log.info("runtimed ready: executing the Runs assigned to this pod");
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
-
-await lease.start();
-await runtimed.start();
-log.info("runtimed ready: executing the Runs assigned to this pod");

@@ -3,6 +3,7 @@
  * template sets (downward API identity, the Runtime's name and capacity, the socket, the port,
  * the Lease timing). Flags win over the environment; everything else gets it passed down.
  */
+import type { ArtifactStore } from "@kruntimes/api";
 
 export interface RuntimedOptions {
   pod: { name: string; namespace: string; uid: string; ip: string; node: string };
@@ -24,7 +25,19 @@ export interface RuntimedOptions {
   writeRetryMs: number;
   /** Kubeconfig for running outside a pod; in a pod the service-account mount is used. */
   kubeconfig?: string;
+  /** The Runtime's `spec.artifactStore`; absent when it has none (no `$KRUNTIME_ARTIFACTS_DIR`). */
+  artifacts?: ArtifactOptions;
   logLevel: string;
+}
+
+export interface ArtifactOptions {
+  store: ArtifactStore;
+  /** Where the filesystem store's claim is mounted into runtimed. */
+  fsRoot: string;
+  /** S3 credentials from the Runtime's Secret (absent: the pod's ambient credentials). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** How long transient store failures are retried before the Run ends ArtifactUploadFailed. */
+  retryBudgetMs: number;
 }
 
 export class OptionsError extends Error {
@@ -93,6 +106,23 @@ const SPECS = {
     help: "first backoff of a status write with an unknown outcome",
   },
   kubeconfig: { kind: "string", help: "kubeconfig (outside a pod)" },
+  "artifact-store": {
+    env: "KRT_ARTIFACT_STORE",
+    kind: "json",
+    help: "the Runtime's spec.artifactStore (JSON); S3 credentials come from $AWS_ACCESS_KEY_ID/$AWS_SECRET_ACCESS_KEY",
+  },
+  "artifact-fs-root": {
+    env: "KRT_ARTIFACT_FS_ROOT",
+    kind: "string",
+    default: "/var/run/kruntimes/artifact-store",
+    help: "where the filesystem artifact store's claim is mounted",
+  },
+  "artifact-retry-budget-ms": {
+    env: "KRT_ARTIFACT_RETRY_BUDGET_MS",
+    kind: "int",
+    default: "300000",
+    help: "how long transient artifact store failures are retried",
+  },
   "log-level": { env: "KRT_LOG_LEVEL", kind: "string", default: "info", help: "pino level" },
 } as const satisfies Record<string, Spec>;
 type Flag = keyof typeof SPECS;
@@ -160,7 +190,41 @@ export function parseOptions(
       `--capacity must be a JSON object like {"runs":8}: ${e instanceof Error ? e.message : e}`,
     );
   }
+  let artifacts: ArtifactOptions | undefined;
+  if (raw.get("artifact-store")) {
+    let store: ArtifactStore;
+    try {
+      store = JSON.parse(str("artifact-store")) as ArtifactStore;
+      if (!store || typeof store !== "object" || Boolean(store.s3) === Boolean(store.filesystem))
+        throw new Error("needs exactly one of s3 or filesystem");
+    } catch (e) {
+      throw new OptionsError(
+        `--artifact-store must be a Runtime's spec.artifactStore as JSON, like {"s3":{"bucket":"b"}}: ${e instanceof Error ? e.message : e}`,
+      );
+    }
+    const id = env.AWS_ACCESS_KEY_ID;
+    const secret = env.AWS_SECRET_ACCESS_KEY;
+    if (Boolean(id) !== Boolean(secret))
+      throw new OptionsError(
+        "$AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY must be set together (the Runtime's credentials Secret needs both keys)",
+      );
+    artifacts = {
+      store,
+      fsRoot: str("artifact-fs-root"),
+      retryBudgetMs: int("artifact-retry-budget-ms", 0),
+      ...(id && secret
+        ? {
+            credentials: {
+              accessKeyId: id,
+              secretAccessKey: secret,
+              ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+            },
+          }
+        : {}),
+    };
+  }
   return {
+    ...(artifacts ? { artifacts } : {}),
     pod: {
       name: str("pod-name"),
       namespace: str("pod-namespace"),

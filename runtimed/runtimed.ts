@@ -8,6 +8,7 @@
 import { type Run, RunMode, RunPhase, RunResource, runModeOf } from "@kruntimes/api";
 import { TaskState } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { Informer, type KubeClient, KubeError, path } from "@kruntimes/kube";
+import type { RunArtifacts } from "./artifacts/run-artifacts.ts";
 import { RunSupervisor, type StartKind } from "./execution/run-supervisor.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
@@ -22,6 +23,8 @@ export interface RuntimedDeps {
   writer: StatusWriter;
   metrics: Metrics;
   log: Logger;
+  /** Present when the Runtime has an artifact store. */
+  artifacts?: RunArtifacts;
 }
 
 const FINISHED_MEMORY = 10_000;

@@ -6,8 +6,16 @@
  * `spec.termination.mode: Immediate`, and stop acting the moment the Run moves on (deleted,
  * re-placed, ended by the controller) — cancelling its execution, never writing.
  */
-import { isTerminalPhase, Reason, type Run, RunPhase, TerminationMode } from "@kruntimes/api";
+import {
+  type ArtifactRef,
+  isTerminalPhase,
+  Reason,
+  type Run,
+  RunPhase,
+  TerminationMode,
+} from "@kruntimes/api";
 import type { TaskStarted } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
+import { mergeRefs, type RunArtifacts } from "../artifacts/run-artifacts.ts";
 import { nowMicros } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
@@ -29,6 +37,8 @@ export interface SupervisorDeps {
   log: Logger;
   draining(): boolean;
   done(sup: RunSupervisor): void;
+  /** Present when the Runtime has an artifact store. */
+  artifacts?: RunArtifacts;
 }
 
 /** `new`: a Scheduled attempt (Execute; re-attaches if the server has it). `adopt`: Running before we saw it. */
@@ -45,6 +55,8 @@ export class RunSupervisor {
   private executing = false;
   private wake: (() => void) | undefined;
   private readonly seenAt = performance.now();
+  /** This Run's artifact references once an attempt stored some; written with every later status. */
+  private artifactRefs: ArtifactRef[] | undefined;
 
   constructor(
     private run: Run,
@@ -162,6 +174,10 @@ export class RunSupervisor {
       const end = await this.runAttempt(kind);
       if (this.abandoned || end.kind === "aborted") return;
       const result = attemptResult(end, nowMicros());
+      if (this.d.artifacts) {
+        await this.storeArtifacts(this.d.artifacts, result);
+        if (this.abandoned) return;
+      }
       const { outcome } = result;
       this.d.metrics.executionDuration.observe(
         { phase: outcome.phase },
@@ -178,6 +194,21 @@ export class RunSupervisor {
       }
       return this.finish(result);
     }
+  }
+
+  /** Uploads what the attempt left; a failure to store changes the outcome, never loses it. */
+  private async storeArtifacts(a: RunArtifacts, result: ReturnType<typeof attemptResult>): Promise<void> {
+    const stored = await a.record(this.run, this.attempt, result.outcome, this.abort.signal);
+    if (!stored) return;
+    if (stored.refs.length)
+      this.artifactRefs = mergeRefs(this.artifactRefs ?? this.run.status?.artifactRefs, stored.refs);
+    if (stored.outcome) result.outcome = stored.outcome;
+  }
+
+  /** The Run as the status builders should see it: with the references this supervisor stored. */
+  private withRefs(run: Run): Run {
+    if (!this.artifactRefs) return run;
+    return { ...run, status: { ...run.status, artifactRefs: this.artifactRefs } };
   }
 
   private async runAttempt(kind: StartKind | "retry"): Promise<AttemptEnd> {
@@ -202,7 +233,15 @@ export class RunSupervisor {
           this.d.o.runningDelayMs,
         );
     };
-    const end = await followAttempt(executeRequest(this.run, attempt, this.d.o.workspace), kind === "adopt", {
+    const request = executeRequest(this.run, attempt, this.d.o.workspace);
+    if (this.d.artifacts) {
+      try {
+        Object.assign(request.env, this.d.artifacts.prepare(this.uid, attempt));
+      } catch (e) {
+        log.warn({ err: e }, "no artifacts directory for this attempt");
+      }
+    }
+    const end = await followAttempt(request, kind === "adopt", {
       tasks: this.d.tasks,
       log,
       signal: this.abort.signal,
@@ -228,7 +267,14 @@ export class RunSupervisor {
   private async writeRetry(failed: Outcome): Promise<boolean> {
     const attempt = this.attempt;
     const delayMs = retryDelayMs(this.run.spec, attempt);
-    const status = retryStatus(this.run, failed, attempt, nowMicros() + delayMs * 1000, delayMs, Date.now());
+    const status = retryStatus(
+      this.withRefs(this.run),
+      failed,
+      attempt,
+      nowMicros() + delayMs * 1000,
+      delayMs,
+      Date.now(),
+    );
     this.nextAttempt = attempt + 1;
     const w = await this.d.writer.write(
       this.run,
@@ -261,7 +307,11 @@ export class RunSupervisor {
     let w = await this.d.writer.write(
       this.run,
       "terminal",
-      replaceStatusPatch(pod.uid, attempt, terminalStatus(this.run, result, nowMicros(), Date.now())),
+      replaceStatusPatch(
+        pod.uid,
+        attempt,
+        terminalStatus(this.withRefs(this.run), result, nowMicros(), Date.now()),
+      ),
       landed,
     );
     if (!w.ok && w.result === "rejected") {
@@ -274,7 +324,11 @@ export class RunSupervisor {
       w = await this.d.writer.write(
         this.run,
         "terminal",
-        replaceStatusPatch(pod.uid, attempt, terminalStatus(this.run, bare, nowMicros(), Date.now())),
+        replaceStatusPatch(
+          pod.uid,
+          attempt,
+          terminalStatus(this.withRefs(this.run), bare, nowMicros(), Date.now()),
+        ),
         landed,
       );
     }

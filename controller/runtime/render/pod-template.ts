@@ -12,6 +12,7 @@ import {
   runtimeCapacity,
   WORKSPACE_MOUNT_PATH,
 } from "@kruntimes/api";
+import { withArtifactStore } from "../../artifacts/store-wiring.ts";
 import { CAPACITY_ANNOTATION } from "../../scheduler/cache/pod-info.ts";
 import { Env, SOCKET_DIR, SOCKET_PATH, Volumes } from "./contract.ts";
 import { ownedNames, selectorLabels } from "./names.ts";
@@ -87,7 +88,11 @@ export function renderPodTemplate(
     securityContext: podSecurity,
     containers: [
       ...spec.containers.map((c) => (c.name === RUNTIME_CONTAINER ? withRuntimeWiring(c, o) : c)),
-      runtimedContainer(rt.metadata.name ?? "", capacity, podSecurity, o),
+      withArtifactStore(
+        rt.spec.artifactStore,
+        runtimedContainer(rt.metadata.name ?? "", capacity, podSecurity, o),
+        volumes,
+      ),
     ],
     volumes,
   };

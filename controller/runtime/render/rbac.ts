@@ -38,7 +38,10 @@ export function renderRole(rt: Runtime) {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "Role",
     metadata: ownedMeta(rt, ownedNames(rt).role),
-    rules: RUNTIMED_RULES,
+    // With an artifact store, runtimed puts the artifacts finalizer, label and snapshot on Runs.
+    rules: rt.spec.artifactStore
+      ? [...RUNTIMED_RULES, { apiGroups: [GROUP], resources: [RUN_PLURAL], verbs: ["patch"] }]
+      : RUNTIMED_RULES,
   };
 }
 

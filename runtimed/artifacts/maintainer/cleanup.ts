@@ -1,0 +1,76 @@
+/**
+ * The maintainer's cleanup: for every Run of its store that is being deleted and still carries
+ * the artifacts finalizer, delete everything under the Run's prefix (all attempts), then remove
+ * the finalizer with a JSON patch that tests its index first (other finalizers are untouched).
+ * Keyed by Run, level-triggered: a failed deletion is retried with backoff and at every resync;
+ * a Run is never let go before its objects are gone.
+ */
+import { ARTIFACTS_FINALIZER, type Run, RunResource } from "@kruntimes/api";
+import { type KubeClient, KubeError, keyOf, path } from "@kruntimes/kube";
+import type { Logger } from "../../logger.ts";
+import { type ArtifactStoreDriver, runPrefix } from "../store.ts";
+
+export class Cleanup {
+  private readonly busy = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  deleted = 0;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly store: ArtifactStoreDriver,
+    private readonly log: Logger,
+  ) {}
+
+  /** Whether this Run waits for us. */
+  static pending(run: Run): boolean {
+    return (
+      Boolean(run.metadata.deletionTimestamp) && (run.metadata.finalizers ?? []).includes(ARTIFACTS_FINALIZER)
+    );
+  }
+
+  consider(run: Run): void {
+    if (!Cleanup.pending(run)) return;
+    const key = keyOf(run);
+    if (this.busy.has(key)) return;
+    this.busy.add(key);
+    void this.clean(run).finally(() => this.busy.delete(key));
+  }
+
+  private async clean(run: Run): Promise<void> {
+    const { name, namespace, uid } = run.metadata;
+    const log = this.log.child({ run: name, namespace, runUID: uid });
+    try {
+      const n = await this.store.deletePrefix(runPrefix(namespace ?? "", uid ?? ""));
+      const finalizers = run.metadata.finalizers ?? [];
+      const i = finalizers.indexOf(ARTIFACTS_FINALIZER);
+      await this.client.patch(
+        path(RunResource, namespace, name),
+        [
+          { op: "test", path: "/metadata/uid", value: uid },
+          { op: "test", path: `/metadata/finalizers/${i}`, value: ARTIFACTS_FINALIZER },
+          { op: "remove", path: `/metadata/finalizers/${i}` },
+        ],
+        "json",
+      );
+      this.deleted += n;
+      this.failures.delete(uid ?? "");
+      log.info({ objects: n }, "artifacts deleted; finalizer removed");
+    } catch (e) {
+      if (e instanceof KubeError && e.code === 404) return;
+      // A moved finalizer index fails the test: the next event or resync tries again with the new list.
+      const tries = (this.failures.get(uid ?? "") ?? 0) + 1;
+      this.failures.set(uid ?? "", tries);
+      const delay = Math.min(200 * 2 ** tries, 30_000);
+      log.warn(
+        { err: e instanceof Error ? e.message : String(e), retryInMs: delay },
+        "artifact cleanup failed",
+      );
+      await Bun.sleep(delay);
+      const fresh = await this.client.get<Run>(path(RunResource, namespace, name)).catch(() => undefined);
+      if (fresh && fresh.metadata.uid === uid) {
+        this.busy.delete(keyOf(run));
+        this.consider(fresh);
+      }
+    }
+  }
+}
