@@ -5,7 +5,8 @@
  * suite skips without helm unless a cluster is configured (then helm must be built).
  */
 import { describe, expect, test } from "bun:test";
-import { RUNTIMED_RULES } from "../../controller/runtime/render/rbac.ts";
+import type { Runtime } from "@kruntimes/api";
+import { renderRole } from "../../controller/runtime/render/rbac.ts";
 import {
   CHART,
   controllerContainer,
@@ -116,8 +117,15 @@ suite("chart (helm template)", () => {
       expect(r.verbs).not.toContain("escalate");
       expect(r.verbs).not.toContain("bind");
     }
-    // RBAC escalation check: a Role can only be created by someone holding all its rules.
-    for (const r of RUNTIMED_RULES)
+    // RBAC escalation check: a Role can only be created by someone holding all its rules. The
+    // Roles the controller renders for runtimed, with and without an artifact store:
+    const runtime = (spec: Record<string, unknown>) =>
+      ({ metadata: { name: "rt", namespace: "ns", uid: "u" }, spec }) as unknown as Runtime;
+    const granted = [
+      ...renderRole(runtime({})).rules,
+      ...renderRole(runtime({ artifactStore: { filesystem: { path: "/artifacts" } } })).rules,
+    ];
+    for (const r of granted)
       for (const g of r.apiGroups)
         for (const res of r.resources)
           for (const v of r.verbs)
