@@ -5,6 +5,7 @@
 import type { KubeClient } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
+import { MaintainerReconciler } from "../artifacts/maintainer-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import { LeaderElector } from "../leader/leader-elector.ts";
 import { ControllerMetrics } from "../metrics/controller-metrics.ts";
@@ -111,6 +112,16 @@ export class Manager {
     controllers.ttl = make(
       new TtlReconciler({ runs: this.informers.runs, client, clock, registry: this.registry }),
       2,
+    );
+    controllers.artifacts = make(
+      new MaintainerReconciler({
+        runs: this.informers.runs,
+        client,
+        log,
+        fieldManager: o.fieldManager,
+        render: { image: o.runtimedImage },
+      }),
+      1,
     );
     this.controllers = controllers;
     wireEvents(this.informers, this.scheduler, controllers, log);

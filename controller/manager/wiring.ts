@@ -2,6 +2,7 @@
 import { Labels, type Run } from "@kruntimes/api";
 import { keyOf } from "@kruntimes/kube";
 import type { Logger } from "pino";
+import { maintainerKey } from "../artifacts/maintainer-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import type { Controller } from "../reconcile/controller.ts";
 import { holdsCapacity } from "../scheduler/run-request.ts";
@@ -13,6 +14,8 @@ export interface Controllers {
   pending: Controller;
   recovery: Controller;
   ttl: Controller;
+  /** Artifact maintainers, keyed `<namespace>/<storeId>`. */
+  artifacts: Controller;
 }
 
 export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {
@@ -38,11 +41,17 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
     const key = keyOf(run);
     if (holdsCapacity(run)) c.recovery.enqueue(key);
     if (TtlReconciler.wants(run)) c.ttl.enqueue(key);
+    const store = maintainerKey(run);
+    if (store) c.artifacts.enqueue(store);
   };
   i.runs.on({
     add: runChanged,
     update: runChanged,
-    delete: (run) => scheduler.runDeleted(run),
+    delete: (run) => {
+      scheduler.runDeleted(run);
+      const store = maintainerKey(run);
+      if (store) c.artifacts.enqueue(store);
+    },
     error: onError("runs"),
   });
 
@@ -63,6 +72,9 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
   const deploymentChanged = (d: { metadata: { namespace?: string; labels?: Record<string, string> } }) => {
     const rt = d.metadata.labels?.[Labels.runtime];
     if (rt) c.runtime.enqueue(`${d.metadata.namespace}/${rt}`);
+    // A maintainer seen at start (or changed by hand) is checked against the Runs that need it.
+    const store = d.metadata.labels?.[Labels.artifactStore];
+    if (store) c.artifacts.enqueue(`${d.metadata.namespace}/${store}`);
   };
   i.deployments.on({
     add: deploymentChanged,
