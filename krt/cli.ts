@@ -1,6 +1,8 @@
 /** The krt command set: one place that registers every command (used by main.ts and gen-docs.ts). */
 import { Builtins, Cli } from "clipanion";
 import { buildInfo } from "./build-info.ts";
+import { ArtifactDownloadCommand } from "./commands/artifact-download.ts";
+import { ArtifactListCommand } from "./commands/artifact-list.ts";
 import { BenchCommand } from "./commands/bench.ts";
 import { CancelCommand } from "./commands/cancel.ts";
 import { CompletionCommand } from "./commands/completion.ts";
@@ -27,6 +29,8 @@ export const COMMANDS = [
   DeleteCommand,
   RuntimeListCommand,
   RuntimeGetCommand,
+  ArtifactListCommand,
+  ArtifactDownloadCommand,
   BenchCommand,
   VersionCommand,
   CompletionCommand,
