@@ -5,7 +5,8 @@
  * suite skips without helm unless a cluster is configured (then helm must be built).
  */
 import { describe, expect, test } from "bun:test";
-import type { Runtime } from "@kruntimes/api";
+import type { ArtifactStore, Runtime } from "@kruntimes/api";
+import { maintainerObjects } from "../../controller/artifacts/maintainer-objects.ts";
 import { renderRole } from "../../controller/runtime/render/rbac.ts";
 import {
   CHART,
@@ -27,6 +28,7 @@ interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 
 /** True when `rules` grant verb on group/resource (exact match: the chart uses no wildcards). */
@@ -115,7 +117,12 @@ suite("chart (helm template)", () => {
       expect(r.resources).not.toContain("secrets");
       expect(r.resources).not.toContain("configmaps");
       expect(r.verbs).not.toContain("escalate");
-      expect(r.verbs).not.toContain("bind");
+      // `bind` only for the one ClusterRole artifact maintainers are bound to.
+      if (r.verbs.includes("bind"))
+        expect({ resources: r.resources, names: r.resourceNames }).toEqual({
+          resources: ["clusterroles"],
+          names: ["system:auth-delegator"],
+        });
     }
     // RBAC escalation check: a Role can only be created by someone holding all its rules. The
     // Roles the controller renders for runtimed, with and without an artifact store:
@@ -123,7 +130,13 @@ suite("chart (helm template)", () => {
       ({ metadata: { name: "rt", namespace: "ns", uid: "u" }, spec }) as unknown as Runtime;
     const granted = [
       ...renderRole(runtime({})).rules,
-      ...renderRole(runtime({ artifactStore: { filesystem: { path: "/artifacts" } } })).rules,
+      ...renderRole(runtime({ artifactStore: { filesystem: { claimName: "artifacts" } } })).rules,
+      // An artifact store's maintainer gets a Role of its own from the controller.
+      ...maintainerObjects("ns", "store", { filesystem: { claimName: "artifacts" } } as ArtifactStore, {
+        image: "x",
+      }).flatMap((o) =>
+        (o.body as { kind: string }).kind === "Role" ? (o.body as { rules: Rule[] }).rules : [],
+      ),
     ];
     for (const r of granted)
       for (const g of r.apiGroups)
@@ -146,7 +159,7 @@ suite("chart (helm template)", () => {
     ] as const)
       expect(`${g}/${res}:${v} ${grants(rules, g, res, v)}`).toBe(`${g}/${res}:${v} true`);
     expect(grants(rules, "", "pods", "patch")).toBe(false);
-    expect(grants(rules, "apps", "deployments", "delete")).toBe(false);
+    expect(grants(rules, "", "secrets", "get")).toBe(false);
   });
 
   test("cluster-scoped names carry the release namespace and name: two releases never collide", async () => {
