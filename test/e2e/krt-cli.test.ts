@@ -330,6 +330,44 @@ suite("krt CLI (compiled binary)", () => {
     expect(dead.stderr).toContain("hint:");
   });
 
+  test("--context picks a kubeconfig context; its namespace is the default, -n overrides it", async () => {
+    const kc = YAML.parse(await Bun.file(cluster?.kubeconfig ?? "").text()) as {
+      "current-context": string;
+      contexts: { name: string; context: { cluster: string; user: string; namespace?: string } }[];
+      clusters: { name: string; cluster: Record<string, unknown> }[];
+    };
+    const good = kc["current-context"];
+    const goodCtx = kc.contexts.find((c) => c.name === good);
+    if (!goodCtx) throw new Error(`no context ${good} in the test kubeconfig`);
+    const multi = {
+      ...kc,
+      "current-context": "dead",
+      clusters: [...kc.clusters, { name: "dead", cluster: { server: "https://127.0.0.1:1" } }],
+      contexts: [
+        { name: "dead", context: { ...goodCtx.context, cluster: "dead" } },
+        { name: "here", context: { ...goodCtx.context, namespace: ns.name } },
+      ],
+    };
+    const file = join(mkdtempSync(join(tmpdir(), "krt-ctx-")), "kubeconfig");
+    writeFileSync(file, YAML.stringify(multi));
+    const env = { KUBECONFIG: file };
+    const dead = await krt(["list"], { env });
+    expect(dead.code).toBe(ExitCode.Unavailable);
+    const here = await krt(["list", "--context", "here", "-o", "name"], { env });
+    expect(here.code).toBe(0);
+    expect(here.stdout).toContain("shown\n");
+    const other = await krt(["list", "--context", "here", "-n", "default", "-o", "name"], { env });
+    expect(other.code).toBe(0);
+    expect(other.stdout).not.toContain("shown\n");
+    const viaFlag = await krt(["list", "--kubeconfig", file, "--context", "here", "-o", "name"], {
+      env: { KUBECONFIG: "/nonexistent" },
+    });
+    expect(viaFlag.stdout).toBe(here.stdout);
+    const missing = await krt(["list", "--context", "nope"], { env });
+    expect(missing.code).toBe(ExitCode.Config);
+    expect(missing.stderr).toContain("nope");
+  });
+
   test.if(Boolean(cluster?.local))(
     "403: the error names the verb and resource that were denied",
     async () => {
