@@ -1,4 +1,9 @@
-/** The bash and zsh completion scripts, rendered from the command definitions. */
+/**
+ * The bash and zsh completion scripts, rendered from the command definitions: command words
+ * (two-word groups such as `runtime list` complete their second word), each command's flags, and
+ * Run names (from `krt list -o name`, in the namespace/context the command line names) for
+ * commands that take a Run.
+ */
 
 export interface CompletionEntry {
   /** e.g. `runtime list`. */
@@ -18,17 +23,34 @@ function cases(commands: readonly CompletionEntry[], render: (c: CompletionEntry
 const firstWords = (commands: readonly CompletionEntry[]) =>
   [...new Set(commands.map((c) => c.path.split(" ")[0]).filter(Boolean))].join(" ");
 
+/** `runtime` → `list get`: the groups whose commands are two words. */
+function groups(commands: readonly CompletionEntry[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const c of commands) {
+    const [group, sub] = c.path.split(" ");
+    if (group && sub) out.set(group, [...(out.get(group) ?? []), sub]);
+  }
+  return out;
+}
+
+function groupCases(commands: readonly CompletionEntry[], render: (subs: string) => string): string {
+  return [...groups(commands)].map(([g, subs]) => `    ${g}) ${render(subs.join(" "))} ;;`).join("\n");
+}
+
 export function bashCompletion(commands: readonly CompletionEntry[]): string {
+  const groupNames = [...groups(commands).keys()].join("|");
   return `# bash completion for krt; load with: source <(krt completion bash)
 _krt() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" cmd="\${COMP_WORDS[1]}"
   if [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "${firstWords(commands)}" -- "$cur")); return
   fi
-  if [[ $cmd == runtime && $COMP_CWORD -eq 2 ]]; then
-    COMPREPLY=($(compgen -W "list get" -- "$cur")); return
+  if [[ $COMP_CWORD -eq 2 ]]; then
+    case "$cmd" in
+${groupCases(commands, (subs) => `COMPREPLY=($(compgen -W "${subs}" -- "$cur")); return`)}
+    esac
   fi
-  [[ $cmd == runtime ]] && cmd="runtime \${COMP_WORDS[2]}"
+  case "$cmd" in ${groupNames || "__none__"}) cmd="$cmd \${COMP_WORDS[2]}" ;; esac
   local flags="" runs=0
   case "$cmd" in
 ${cases(commands, (c) => `flags="${c.flags.join(" ")}"; runs=${c.takesRun ? 1 : 0}`)}
@@ -36,7 +58,13 @@ ${cases(commands, (c) => `flags="${c.flags.join(" ")}"; runs=${c.takesRun ? 1 : 
   if [[ $cur == -* || $runs -eq 0 ]]; then
     COMPREPLY=($(compgen -W "$flags" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "$(krt list -o name 2>/dev/null)" -- "$cur"))
+    local scope=() i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+      case "\${COMP_WORDS[i]}" in
+        -n|--namespace|--context|--kubeconfig) scope+=("\${COMP_WORDS[i]}" "\${COMP_WORDS[i+1]}") ;;
+      esac
+    done
+    COMPREPLY=($(compgen -W "$(krt list -o name "\${scope[@]}" 2>/dev/null)" -- "$cur"))
   fi
 }
 complete -F _krt krt
@@ -44,6 +72,7 @@ complete -F _krt krt
 }
 
 export function zshCompletion(commands: readonly CompletionEntry[]): string {
+  const groupNames = [...groups(commands).keys()].join("|");
   return `#compdef krt
 # zsh completion for krt; install with: krt completion zsh > ~/.zfunc/_krt (with ~/.zfunc in $fpath)
 _krt() {
@@ -51,10 +80,12 @@ _krt() {
   if (( CURRENT == 2 )); then
     compadd -- ${firstWords(commands)}; return
   fi
-  if [[ $cmd == runtime ]] && (( CURRENT == 3 )); then
-    compadd -- list get; return
+  if (( CURRENT == 3 )); then
+    case $cmd in
+${groupCases(commands, (subs) => `compadd -- ${subs}; return`)}
+    esac
   fi
-  [[ $cmd == runtime ]] && cmd="runtime \${words[3]}"
+  case $cmd in ${groupNames || "__none__"}) cmd="$cmd \${words[3]}" ;; esac
   local -a flags; local runs=0
   case "$cmd" in
 ${cases(commands, (c) => `flags=(${c.flags.join(" ")}); runs=${c.takesRun ? 1 : 0}`)}
@@ -62,7 +93,13 @@ ${cases(commands, (c) => `flags=(${c.flags.join(" ")}); runs=${c.takesRun ? 1 : 
   if [[ $PREFIX == -* || $runs == 0 ]]; then
     compadd -- $flags
   else
-    compadd -- \${(f)"$(krt list -o name 2>/dev/null)"}
+    local -a scope; local i
+    for (( i = 2; i < CURRENT; i++ )); do
+      case "\${words[i]}" in
+        -n|--namespace|--context|--kubeconfig) scope+=("\${words[i]}" "\${words[i+1]}") ;;
+      esac
+    done
+    compadd -- \${(f)"$(krt list -o name $scope 2>/dev/null)"}
   fi
 }
 compdef _krt krt

@@ -28,7 +28,7 @@ export class CompletionCommand extends KrtCommand {
         .filter((w) => /^[a-z]/.test(w))
         .join(" "),
       flags: d.options.flatMap((o) => o.definition.split(/[ ,]+/).filter((w) => w.startsWith("-"))),
-      takesRun: /<run>/.test(d.path),
+      takesRun: /<run>/.test(d.usage),
     }));
     if (this.shell === "bash") this.print(bashCompletion(commands));
     else if (this.shell === "zsh") this.print(zshCompletion(commands));

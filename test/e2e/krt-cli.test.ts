@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Annotations, RUN_KIND, type Run, RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import YAML from "yaml";
@@ -390,5 +390,33 @@ suite("krt CLI (compiled binary)", () => {
     expect(bash.stdout).toContain('"runtime list")');
     expect((await krt(["completion", "zsh"])).stdout).toContain("#compdef krt");
     expect((await krt(["completion", "fish"])).code).toBe(ExitCode.Usage);
+  });
+
+  test("the bash completion completes commands, flags and Run names in bash itself", async () => {
+    const script = join(mkdtempSync(join(tmpdir(), "krt-compl-")), "krt.bash");
+    writeFileSync(script, (await krt(["completion", "bash"])).stdout);
+    const complete = (words: string[]) => {
+      const line = `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _krt; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const p = Bun.spawnSync(["bash", "-c", line], {
+        env: {
+          PATH: `${dirname(BIN)}:${process.env.PATH ?? ""}`,
+          HOME: tmpdir(),
+          KUBECONFIG: cluster?.kubeconfig ?? "",
+        },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      return p.stdout.toString().trim().split("\n").filter(Boolean).sort();
+    };
+    expect(complete(["krt", "lo"])).toEqual(["logs"]);
+    expect(complete(["krt", "runtime", "l"])).toEqual(["list"]);
+    expect(complete(["krt", "artifact", "d"])).toEqual(["download"]);
+    expect(complete(["krt", "bench", "--scen"])).toEqual(["--scenario"]);
+    expect(complete(["krt", "logs", "--att"])).toEqual(["--attempt"]);
+    // Run names come from `krt list -o name`, in the namespace the command line names.
+    const inNs = (await krt(["list", "-n", ns.name, "-o", "name"])).stdout.split("\n").filter(Boolean).sort();
+    expect(inNs).toContain("shown");
+    expect(complete(["krt", "logs", "-n", ns.name, ""])).toEqual(inNs);
+    expect(complete(["krt", "describe", "--namespace", ns.name, "sh"])).toEqual(["shown"]);
   });
 });
