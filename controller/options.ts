@@ -96,6 +96,11 @@ export const FLAGS = {
     default: "5m",
     help: "Runs parked this long are retried anyway (safety net)",
   },
+  "warm-pool-max": {
+    kind: "int",
+    default: "8",
+    help: "most warm interpreters per runtime container (KRT_WARM_POOL = capacity.runs/4, at least 2); 0 leaves the Runtime Server's default; the template's own KRT_WARM_POOL wins",
+  },
   "runtime-resync": { kind: "duration", default: "10m", help: "re-apply every Runtime's objects this often" },
 } satisfies Record<string, Flag>;
 
@@ -128,6 +133,7 @@ export interface ControllerOptions {
   waitingReasonDelayMs: number;
   parkedFlushMs: number;
   runtimeResyncMs: number;
+  warmPoolMax: number;
 }
 
 export class OptionsError extends Error {
@@ -224,6 +230,7 @@ export function parseOptions(
     waitingReasonDelayMs: get("waiting-reason-delay") as number,
     parkedFlushMs: get("parked-flush") as number,
     runtimeResyncMs: get("runtime-resync") as number,
+    warmPoolMax: Math.max(0, get("warm-pool-max") as number),
   };
   if (!(o.renewDeadlineMs < o.leaseDurationMs)) {
     throw new OptionsError("--leader-renew-deadline must be shorter than --leader-lease-duration");

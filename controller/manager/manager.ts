@@ -78,6 +78,7 @@ export class Manager {
           heartbeatIntervalMs: o.heartbeatIntervalMs,
           runtimedResources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
           runtimeResources: { requests: { cpu: "100m", memory: "128Mi" } },
+          warmPoolMax: o.warmPoolMax,
         },
       }),
       2,

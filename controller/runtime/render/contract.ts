@@ -21,6 +21,8 @@ export const Env = {
   runtime: "KRT_RUNTIME",
   capacity: "KRT_CAPACITY",
   socket: "KRT_SOCKET",
+  /** The Runtime Server's warm interpreters (see warm-pool.ts). */
+  warmPool: "KRT_WARM_POOL",
   workspace: "KRT_WORKSPACE",
   port: "KRT_PORT",
   leaseDurationSeconds: "KRT_LEASE_DURATION_SECONDS",

@@ -19,6 +19,7 @@ import { ownedNames, selectorLabels } from "./names.ts";
 import type { Container, PodSpec, PodTemplateSpec, Volume } from "./pod-types.ts";
 import type { RenderOptions } from "./render-options.ts";
 import { runtimedContainer, runtimedTokenVolume } from "./runtimed-container.ts";
+import { withWarmPool } from "./warm-pool.ts";
 
 export class TemplateError extends Error {
   override name = "TemplateError";
@@ -26,7 +27,7 @@ export class TemplateError extends Error {
 
 const OUR_VOLUMES: readonly string[] = Object.values(Volumes);
 
-function withRuntimeWiring(c: Container, o: RenderOptions): Container {
+function withRuntimeWiring(c: Container, o: RenderOptions, capacity: Record<string, number>): Container {
   const mounts = c.volumeMounts ?? [];
   for (const m of mounts) {
     if (m.mountPath === SOCKET_DIR || m.mountPath === WORKSPACE_MOUNT_PATH) {
@@ -37,7 +38,7 @@ function withRuntimeWiring(c: Container, o: RenderOptions): Container {
   return {
     ...c,
     env: [
-      ...env,
+      ...withWarmPool(env, capacity, o.warmPoolMax),
       { name: Env.socket, value: SOCKET_PATH },
       { name: Env.workspace, value: WORKSPACE_MOUNT_PATH },
     ],
@@ -87,7 +88,7 @@ export function renderPodTemplate(
     automountServiceAccountToken: spec.automountServiceAccountToken ?? false,
     securityContext: podSecurity,
     containers: [
-      ...spec.containers.map((c) => (c.name === RUNTIME_CONTAINER ? withRuntimeWiring(c, o) : c)),
+      ...spec.containers.map((c) => (c.name === RUNTIME_CONTAINER ? withRuntimeWiring(c, o, capacity) : c)),
       withArtifactStore(
         rt.spec.artifactStore,
         runtimedContainer(rt.metadata.name ?? "", capacity, podSecurity, o),

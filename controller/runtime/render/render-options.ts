@@ -11,6 +11,8 @@ export interface RenderOptions {
   runtimedResources: ContainerResources;
   /** Applied to the runtime container only when the template sets no resources. */
   runtimeResources: ContainerResources;
+  /** Cap of the warm pool derived from `capacity.runs` (0: leave the Runtime Server's default). */
+  warmPoolMax: number;
 }
 
 export interface ContainerResources {

@@ -13,6 +13,7 @@ const OPTS: RenderOptions = {
   heartbeatIntervalMs: 2000,
   runtimedResources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
   runtimeResources: { requests: { cpu: "100m", memory: "128Mi" } },
+  warmPoolMax: 8,
 };
 
 function withTemplate(patch: (rt: Runtime) => void): Runtime {
