@@ -171,6 +171,32 @@ suite("krt logs (compiled binary, real pod logs)", () => {
     expect(r.stderr).toContain("run followed: Failed, exit code 3");
   }, 40_000);
 
+  test("-f moves to the next attempt's pod when a retry places the Run elsewhere", async () => {
+    const run = await createRun("moved");
+    const live = startKrt(bin, ["logs", "-f", "moved", "-n", ns.name], opts());
+    const a = await runtimedPod("rt-moved-a", echo([record(run, 1, "stdout", "on a")]));
+    await assign(run, a, 1);
+    await live.waitForStdout("on a");
+    // The pod of attempt 1 is declared lost; attempt 2 goes to another pod.
+    const b = await runtimedPod(
+      "rt-moved-b",
+      `sleep 0.5\n${echo([record(run, 2, "stdout", "on b"), record(run, 2, "stderr", "b err")])}`,
+    );
+    await assign(run, b, 2);
+    await live.waitForStdout("on b");
+    await setStatus("moved", {
+      phase: "Succeeded",
+      exitCode: 0,
+      reason: "Completed",
+      stdoutTail: "on b\n",
+      stderrTail: "b err\n",
+    });
+    const r = await live.result;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("on a\non b\n");
+    expect(r.stderr).toBe("krt: ==> attempt 2 <==\nb err\n");
+  }, 60_000);
+
   test("every attempt by default, one with --attempt; a gone pod falls back to the status tails", async () => {
     const run = await createRun("retried");
     const first = await runtimedPod("rt-first", echo([record(run, 1, "stdout", "first try")]));
