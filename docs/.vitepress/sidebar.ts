@@ -27,6 +27,7 @@ const SECTIONS: { text: string; items: Item[] }[] = [
       { text: "Runtimes", link: "/concepts/runtimes" },
       { text: "Runs", link: "/concepts/runs" },
       { text: "Scheduling", link: "/concepts/scheduling" },
+      { text: "Artifacts", link: "/concepts/artifacts" },
     ],
   },
   {

@@ -6,8 +6,7 @@
  * written to `<path>.partial`, checked against both, and renamed into place only when they match.
  */
 
-import { createHash } from "node:crypto";
-import { createWriteStream, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { ARTIFACTS_FINALIZER, Labels, maintainerName } from "@kruntimes/api";
 import { Command, Option } from "clipanion";
@@ -103,20 +102,18 @@ export class ArtifactDownloadCommand extends KrtCommand {
     }
     const dest = this.outPath ?? (ref.type === "archive" ? `${ref.name}.tar.gz` : ref.name);
     const partial = `${dest}.partial`;
-    const hash = createHash("sha256");
+    const hash = new Bun.CryptoHasher("sha256");
     let size = 0;
-    const out = createWriteStream(partial);
+    const out = Bun.file(partial).writer();
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         hash.update(chunk);
         size += chunk.byteLength;
-        if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+        out.write(chunk);
       }
-      await new Promise<void>((resolve, reject) =>
-        out.end((e?: Error | null) => (e ? reject(e) : resolve())),
-      );
+      await out.end();
     } catch (e) {
-      out.destroy();
+      await Promise.resolve(out.end()).catch(() => undefined);
       await rm(partial, { force: true });
       throw new CliError(ExitCode.Unavailable, `download interrupted: ${e instanceof Error ? e.message : e}`);
     }

@@ -23,6 +23,8 @@ export interface S3Config {
 }
 
 const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+/** Parts uploaded concurrently (Bun's writer `queueSize`). */
+const QUEUE = 4;
 
 export function endpointOptions(c: S3Config): { endpoint?: string; virtualHostedStyle?: boolean } {
   if (c.pathStyle) return c.endpoint ? { endpoint: c.endpoint } : {};
@@ -67,14 +69,14 @@ export class S3Store implements ArtifactStoreDriver {
   async put(key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<void> {
     const w = this.client
       .file(this.prefix + key)
-      .writer({ partSize: this.partSize, type: contentType, retry: 0 });
+      .writer({ partSize: this.partSize, queueSize: QUEUE, type: contentType, retry: 0 });
     try {
       let pending = 0;
       for await (const chunk of chunks) {
         w.write(chunk);
         pending += chunk.byteLength;
-        // Keep about one part buffered: flush waits for what is pending to be sent.
-        if (pending >= this.partSize) {
+        // Up to QUEUE parts in flight at once; flush waits for them, bounding memory to QUEUE parts.
+        if (pending >= this.partSize * QUEUE) {
           await w.flush();
           pending = 0;
         }
