@@ -28,6 +28,15 @@ export const SCENARIOS: readonly Scenario[] = [
     work: "noop",
   },
   {
+    name: "serial",
+    description: "no-op Runs one at a time: the hot path's latency without queueing in the apiserver",
+    runs: 30,
+    concurrency: 1,
+    pods: 2,
+    slotsPerPod: 64,
+    work: "noop",
+  },
+  {
     name: "backlog",
     description: "500 ms Runs on a small pool: queueing and release at capacity",
     runs: 40,
