@@ -86,8 +86,8 @@ export class RunArtifacts {
   ): Promise<StoredArtifacts | null> {
     const uid = run.metadata.uid ?? "";
     const dir = this.dirFor(uid, attempt);
-    const log = this.log.child({ run: run.metadata.name, runUID: uid, attempt });
     const t0 = performance.now();
+    let log = this.log;
     try {
       const planned = await collect(dir, {
         maxCount: Limits.artifactCount,
@@ -95,6 +95,7 @@ export class RunArtifacts {
         maxTotalBytes: this.o.store.maxTotalBytes ?? DEFAULT_MAX_TOTAL,
       });
       if (planned.length === 0) return null;
+      log = this.log.child({ run: run.metadata.name, runUID: uid, attempt });
       if (!(await this.markRun(run))) return null;
       const refs = await uploadAll(this.store, planned, {
         namespace: run.metadata.namespace ?? this.namespace,
@@ -132,7 +133,8 @@ export class RunArtifacts {
           : { ...outcome, message: `${outcome.message}; ${reason}: ${e.message}` },
       };
     } finally {
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      // Not awaited: removing the attempt's directory is housekeeping, not part of the Run's latency.
+      void rm(dir, { recursive: true, force: true }).catch(() => undefined);
     }
   }
 
