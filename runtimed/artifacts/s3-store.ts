@@ -67,14 +67,16 @@ export class S3Store implements ArtifactStoreDriver {
   }
 
   async put(key: string, chunks: AsyncIterable<Uint8Array>, contentType: string): Promise<void> {
+    let pending = 0;
+    let written = 0;
     const w = this.client
       .file(this.prefix + key)
       .writer({ partSize: this.partSize, queueSize: QUEUE, type: contentType, retry: 0 });
     try {
-      let pending = 0;
       for await (const chunk of chunks) {
         w.write(chunk);
         pending += chunk.byteLength;
+        written += chunk.byteLength;
         // Up to QUEUE parts in flight at once; flush waits for them, bounding memory to QUEUE parts.
         if (pending >= this.partSize * QUEUE) {
           await w.flush();
@@ -86,6 +88,23 @@ export class S3Store implements ArtifactStoreDriver {
       await Promise.resolve(w.end(e as Error)).catch(() => undefined);
       throw e;
     }
+    // Bun 1.4's writer can lose the error of a part that failed while more data was still being
+    // written (its end() then resolves): only an object of the full size counts as stored.
+    const stored = await this.client
+      .file(this.prefix + key)
+      .stat()
+      .catch((e: unknown) => {
+        throw Object.assign(new Error(`the store does not have ${key} after the upload: ${e}`), {
+          status: 503,
+        });
+      });
+    if (stored.size !== written)
+      throw Object.assign(
+        new Error(`the store has ${stored.size} of ${written} bytes of ${key} after the upload`),
+        {
+          status: 503,
+        },
+      );
   }
 
   async get(key: string): Promise<StoredObject | undefined> {

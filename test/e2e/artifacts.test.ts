@@ -366,6 +366,8 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
     expect(r.status?.phase).toBe("Succeeded");
     expect(r.status?.stdoutTail).toBe("result\n");
     expect(r.status?.artifactRefs?.[0]?.digest).toBe(sha("survived\n"));
+    const obj = await store().get(`${ns.name}/${r.metadata.uid}/1/after.txt`);
+    expect(await new Response(obj?.body).text()).toBe("survived\n");
   });
 
   test("deleting a Run deletes its artifacts; deleting the Runtime leaves the maintainer only until no Run needs it", async () => {

@@ -164,9 +164,16 @@ describe("s3 failures", () => {
     await s3.stop();
     const retries: string[] = [];
     const pending = uploadAll(s3Store(), planned, { ...opts("uid-outage"), onRetry: (n) => retries.push(n) });
+    let doneAt = 0;
+    void pending.then(() => {
+      doneAt = performance.now();
+    });
     await Bun.sleep(1500);
+    const restartedAt = performance.now();
     await s3.start();
     const refs = await pending;
+    // It could not finish while the store was down: retried until it came back.
+    expect(doneAt).toBeGreaterThan(restartedAt);
     expect(retries.length).toBeGreaterThan(0);
     expect(refs[0]!.size).toBe(6 * 1024 * 1024);
     expect(sha(await bytesOf(s3Store(), refs[0]!.location))).toBe(refs[0]!.digest as string);
