@@ -5,8 +5,15 @@
  * they are deleted, so a deleted Runtime leaves no maintainer behind once its Runs are cleaned up.
  * Level-triggered from the Run cache; re-applied only when the rendered objects change.
  */
-import { Annotations, ARTIFACTS_FINALIZER, Labels, parseSnapshot, type Run } from "@kruntimes/api";
-import { type Informer, type KubeClient, KubeError, path } from "@kruntimes/kube";
+import {
+  Annotations,
+  ARTIFACTS_FINALIZER,
+  Labels,
+  maintainerName,
+  parseSnapshot,
+  type Run,
+} from "@kruntimes/api";
+import { type Informer, type KubeClient, KubeError, type KubeObject, path } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import type { Reconciler } from "../reconcile/controller.ts";
 import { Result } from "../reconcile/result.ts";
@@ -14,6 +21,8 @@ import { type MaintainerRender, maintainerObjects } from "./maintainer-objects.t
 
 export interface MaintainerReconcilerDeps {
   runs: Informer<Run>;
+  /** The controller's managed Deployments: a maintainer deleted by hand is put back. */
+  deployments: Informer<KubeObject>;
   client: KubeClient;
   log: Logger;
   fieldManager: string;
@@ -59,7 +68,8 @@ export class MaintainerReconciler implements Reconciler {
     }
     const objects = maintainerObjects(namespace, storeId, store, this.d.render);
     const json = JSON.stringify(objects);
-    if (this.applied.get(key) === json) return Result.done();
+    const present = this.d.deployments.get(`${namespace}/${maintainerName(storeId)}`);
+    if (this.applied.get(key) === json && present) return Result.done();
     for (const o of objects) {
       try {
         await this.d.client.apply(path(o.resource, o.namespace, o.name), o.body, this.d.fieldManager, true);

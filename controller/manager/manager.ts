@@ -117,6 +117,7 @@ export class Manager {
     controllers.artifacts = make(
       new MaintainerReconciler({
         runs: this.informers.runs,
+        deployments: this.informers.deployments,
         client,
         log,
         fieldManager: o.fieldManager,
