@@ -245,6 +245,29 @@ suite("krt logs (compiled binary, real pod logs)", () => {
     expect(followed.stdout).toBe("tail out\n");
   }, 60_000);
 
+  test.if(Boolean(cluster?.local))(
+    "without get on pods/log the error names what is missing and what to ask for",
+    async () => {
+      // The test user may read Runs here, nothing else.
+      await client.create(path(R.roles, ns.name), {
+        metadata: { name: "runs-reader" },
+        rules: [{ apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get", "list", "watch"] }],
+      });
+      await client.create(path(R.roleBindings, ns.name), {
+        metadata: { name: "runs-reader" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "runs-reader" },
+        subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "krt-test-nobody" }],
+      });
+      const env = { kubeconfig: cluster?.local?.nobodyKubeconfig ?? "" };
+      const r = await eventually("the Role applies", async () => {
+        const got = await runKrt(bin, ["logs", "plain", "-n", ns.name], env);
+        return got.code === ExitCode.Forbidden && got;
+      });
+      expect(r.stderr).toContain(`forbidden: you may not get pods/log "rt-plain" in namespace "${ns.name}"`);
+      expect(r.stderr).toContain("hint: ask a cluster admin for a Role granting that verb on that resource");
+    },
+  );
+
   test("a Run not placed yet has no output; -o and bad --attempt are usage errors", async () => {
     await createRun("waiting");
     const r = await krt("logs", "waiting");
