@@ -91,9 +91,10 @@ for (let r = 0; r < reps; r++) {
   results["kruntimes download"]!.push(
     await timed(async () => {
       const o = await store.get(key);
+      if (!o) throw new Error(`${key} is missing from the store`);
       const hash = new Bun.CryptoHasher("sha256");
       const out = Bun.file(dl).writer();
-      for await (const chunk of o?.body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const chunk of o.body as unknown as AsyncIterable<Uint8Array>) {
         hash.update(chunk);
         out.write(chunk);
       }
