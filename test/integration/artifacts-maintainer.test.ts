@@ -81,12 +81,19 @@ suite("artifact maintainer (filesystem store, real apiserver)", () => {
     return run;
   }
 
-  async function token(sa: string, allowed: boolean): Promise<string> {
+  async function token(sa: string, allowed: boolean, names = ["one"]): Promise<string> {
     await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
     if (allowed) {
       await client.create(path(R.roles, ns.name), {
         metadata: { name: sa },
-        rules: [{ apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get"], resourceNames: ["one"] }],
+        rules: [
+          {
+            apiGroups: ["kruntimes.io"],
+            resources: ["runs"],
+            verbs: ["get"],
+            ...(names.length ? { resourceNames: names } : {}),
+          },
+        ],
       });
       await client.create(path(R.roleBindings, ns.name), {
         metadata: { name: sa },
@@ -179,6 +186,27 @@ suite("artifact maintainer (filesystem store, real apiserver)", () => {
         .status,
     ).toBe(404);
     expect((await fetch(`${base}/v1/runs/one/artifacts/report.txt`)).status).toBe(401);
+    // A reference pointed at another Run's object is not served.
+    const sneaky = await runWithArtifact("sneaky");
+    const oneUid = (await client.get<Run>(path(RunResource, ns.name, "one"))).metadata.uid;
+    await client.patch(
+      path(RunResource, ns.name, "sneaky", "status"),
+      {
+        status: {
+          artifactRefs: [
+            { name: "x", driver: "filesystem", type: "file", location: `${ns.name}/${oneUid}/2/report.txt` },
+          ],
+        },
+      },
+      "merge",
+    );
+    const all = await token("all", true, []);
+    const stolen = await fetch(`${base}/v1/runs/sneaky/artifacts/x`, {
+      headers: { authorization: `Bearer ${all}` },
+    });
+    expect(stolen.status).toBe(409);
+    expect(sneaky.metadata.uid).not.toBe(oneUid);
+    await client.delete(path(RunResource, ns.name, "sneaky"));
   });
 
   test("deleting a Run deletes all its attempts' objects, then only our finalizer", async () => {

@@ -33,10 +33,14 @@ export class Cleanup {
     const key = keyOf(run);
     if (this.busy.has(key)) return;
     this.busy.add(key);
-    void this.clean(run).finally(() => this.busy.delete(key));
+    void this.clean(run).then((again) => {
+      this.busy.delete(key);
+      if (again) this.consider(again);
+    });
   }
 
-  private async clean(run: Run): Promise<void> {
+  /** Undefined when done (or the Run is gone); else the Run as it is now, to try again. */
+  private async clean(run: Run): Promise<Run | undefined> {
     const { name, namespace, uid } = run.metadata;
     const log = this.log.child({ run: name, namespace, runUID: uid });
     try {
@@ -55,9 +59,10 @@ export class Cleanup {
       this.deleted += n;
       this.failures.delete(uid ?? "");
       log.info({ objects: n }, "artifacts deleted; finalizer removed");
+      return undefined;
     } catch (e) {
-      if (e instanceof KubeError && e.code === 404) return;
-      // A moved finalizer index fails the test: the next event or resync tries again with the new list.
+      if (e instanceof KubeError && e.code === 404) return undefined;
+      // A moved finalizer index fails the test: the retry reads the current list.
       const tries = (this.failures.get(uid ?? "") ?? 0) + 1;
       this.failures.set(uid ?? "", tries);
       const delay = Math.min(200 * 2 ** tries, 30_000);
@@ -67,10 +72,7 @@ export class Cleanup {
       );
       await Bun.sleep(delay);
       const fresh = await this.client.get<Run>(path(RunResource, namespace, name)).catch(() => undefined);
-      if (fresh && fresh.metadata.uid === uid) {
-        this.busy.delete(keyOf(run));
-        this.consider(fresh);
-      }
+      return fresh && fresh.metadata.uid === uid ? fresh : undefined;
     }
   }
 }

@@ -10,7 +10,7 @@
 import { type ArtifactRef, GROUP, RUN_PLURAL, type Run, RunResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { Logger } from "../../logger.ts";
-import type { ArtifactStoreDriver } from "../store.ts";
+import { type ArtifactStoreDriver, runPrefix } from "../store.ts";
 
 export const DIGEST_HEADER = "x-kruntimes-digest";
 const ROUTE = /^\/v1\/runs\/([a-z0-9][a-z0-9.-]{0,252})\/artifacts\/([A-Za-z0-9._-]{1,253})$/;
@@ -99,8 +99,12 @@ export async function handleDownload(d: DownloadDeps, req: Request): Promise<Res
     const ref: ArtifactRef | undefined = run.status?.artifactRefs?.find((r) => r.name === name);
     if (!ref) return problem(404, `run ${runName} has no artifact ${name}`);
     const key = d.store.keyOf(ref.location);
-    if (ref.driver !== d.store.driver || !key)
-      return problem(409, `artifact ${name} is not in this maintainer's store`);
+    // Only this Run's own objects: a reference cannot be pointed at another Run's artifacts.
+    if (ref.driver !== d.store.driver || !key?.startsWith(runPrefix(d.namespace, run.metadata.uid ?? "")))
+      return problem(
+        409,
+        `artifact ${name} is not one of run ${runName}'s objects in this maintainer's store`,
+      );
     const obj = await d.store.get(key);
     if (!obj)
       return problem(410, `artifact ${name} is recorded but missing from the store (${ref.location})`);
