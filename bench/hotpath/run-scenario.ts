@@ -23,6 +23,9 @@ import { type RuntimeLanguage, type Scenario, workSpec } from "./scenarios.ts";
 
 export { BENCH_LABEL };
 
+/** Time for a Ready pool's warm interpreters to finish starting (python: ~50 ms each, 8 per pod). */
+const WARM_SETTLE_MS = 3000;
+
 export interface ScenarioContext {
   client: KubeClient;
   namespace: string;
@@ -60,6 +63,9 @@ export async function runScenario(ctx: ScenarioContext, sc: Scenario): Promise<S
   await createPool(client, pool);
   try {
     await waitPoolReady(client, pool, ctx.readyTimeoutMs, ctx.signal);
+    // A Ready pod's Runtime Server is still starting its warm interpreters (one at a time, in
+    // the background): measuring at once would time that start-up, not an idle warm pool.
+    await Bun.sleep(WARM_SETTLE_MS);
     return await createAndCollect(ctx, sc, pool.name);
   } finally {
     await client
