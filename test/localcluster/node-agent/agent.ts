@@ -5,6 +5,7 @@
 import { dirname } from "node:path";
 import { Informer, KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
 import type { Logger } from "pino";
+import { ApiClaimSource } from "./api/claim-source.ts";
 import { ApiObjectSource } from "./api/object-source.ts";
 import type { Pod } from "./api/types.ts";
 import type { AgentConfig } from "./config.ts";
@@ -14,6 +15,7 @@ import { type LogSource, startLogServer } from "./logs/log-server.ts";
 import { IpAllocator } from "./network/ip-allocator.ts";
 import { NodeHeartbeat } from "./node/node-heartbeat.ts";
 import type { PodContext } from "./pods/pod-context.ts";
+import { ApiPodEvents } from "./pods/pod-events.ts";
 import { PodStatusWriter } from "./pods/pod-status-writer.ts";
 import { PodSyncer } from "./pods/pod-syncer.ts";
 import { WorkQueue } from "./queue/work-queue.ts";
@@ -59,6 +61,8 @@ export class NodeAgent {
       log,
       images: () => images.current(),
       objects: new ApiObjectSource(this.client),
+      claims: new ApiClaimSource(this.client),
+      events: new ApiPodEvents(this.client, cfg.nodeName, log),
       tokens,
       tools: findHostTools(env.PATH),
       registry: this.registry,

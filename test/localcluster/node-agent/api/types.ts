@@ -128,6 +128,21 @@ export interface Volume {
   secret?: { secretName: string; items?: KeyToPath[]; optional?: boolean; defaultMode?: number };
   downwardAPI?: { items?: DownwardAPIVolumeFile[]; defaultMode?: number };
   projected?: { sources?: VolumeProjection[]; defaultMode?: number };
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+}
+
+export interface PersistentVolumeClaim extends KubeObject {
+  spec?: { volumeName?: string; accessModes?: string[]; storageClassName?: string };
+  status?: { phase?: string };
+}
+export interface PersistentVolume extends KubeObject {
+  spec?: {
+    hostPath?: { path: string; type?: string };
+    local?: { path: string };
+    claimRef?: { namespace?: string; name?: string; uid?: string };
+    [source: string]: unknown;
+  };
+  status?: { phase?: string };
 }
 
 export interface PodSpec {

@@ -104,12 +104,14 @@ export class PodRuntime {
         pod,
         facts: this.sandbox.facts,
         objects: this.ctx.objects,
+        claims: this.ctx.claims,
         tokens: this.ctx.tokens,
       });
       for (const [k, v] of dirs) this.sandbox.volumes.set(k, v);
     } catch (e) {
       if (!(e instanceof VolumeError)) throw e;
       this.sandboxMessage = `MountVolume.SetUp failed: ${e.message}`;
+      this.ctx.events.warn(pod, "FailedMount", this.sandboxMessage);
       for (const c of this.all)
         if (!c.running && !c.exited)
           c.waiting = { reason: "ContainerCreating", message: this.sandboxMessage };

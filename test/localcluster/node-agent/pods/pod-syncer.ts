@@ -159,6 +159,7 @@ export class PodSyncer {
     this.d.ips.release(uid);
     this.d.tokens.forget(uid);
     this.d.writer.forget(uid);
+    this.d.ctx.events.forget(uid);
     rt.volumes.remove();
     this.runtimes.delete(uid);
   }

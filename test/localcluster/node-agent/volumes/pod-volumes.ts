@@ -2,50 +2,22 @@
  * The directories behind a pod's volumes, under `<podDir>/volumes/<name>`: emptyDir is a private
  * directory shared by all containers of the pod; configMap, secret, downwardAPI and projected
  * volumes are written atomically and mounted read-only (as kubelet does); hostPath is the host
- * path itself, checked or created per its `type`. `materialize` is idempotent and refreshes the
+ * path itself, checked or created per its `type`; a persistentVolumeClaim is the host directory of
+ * the PersistentVolume it is bound to (claim-volumes.ts). `materialize` is idempotent and refreshes the
  * projected contents, so each pod resync picks up changed ConfigMaps and rotated tokens.
  */
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { ClaimSource } from "../api/claim-source.ts";
 import type { Volume } from "../api/types.ts";
 import { writeAtomically } from "./atomic-writer.ts";
+import { resolveClaim } from "./claim-volumes.ts";
+import { checkHostPath } from "./host-path.ts";
 import { type PayloadContext, VolumeError, volumePayload } from "./payloads.ts";
 
 export interface VolumeDir {
   dir: string;
   readOnly: boolean;
-}
-
-function hostPathDir(v: Volume & { hostPath: { path: string; type?: string } }): VolumeDir {
-  const p = v.hostPath.path;
-  const type = v.hostPath.type ?? "";
-  const st = existsSync(p) ? statSync(p) : undefined;
-  switch (type) {
-    case "DirectoryOrCreate":
-      if (!st) mkdirSync(p, { recursive: true, mode: 0o755 });
-      else if (!st.isDirectory()) throw new VolumeError(`hostPath ${p} exists and is not a directory`);
-      break;
-    case "FileOrCreate":
-      if (!st) {
-        mkdirSync(dirname(p), { recursive: true });
-        closeSync(openSync(p, "a", 0o644));
-      } else if (!st.isFile()) throw new VolumeError(`hostPath ${p} exists and is not a file`);
-      break;
-    case "Directory":
-      if (!st?.isDirectory()) throw new VolumeError(`hostPath type check failed: ${p} is not a directory`);
-      break;
-    case "File":
-      if (!st?.isFile()) throw new VolumeError(`hostPath type check failed: ${p} is not a file`);
-      break;
-    case "Socket":
-      if (!st?.isSocket()) throw new VolumeError(`hostPath type check failed: ${p} is not a socket`);
-      break;
-    case "":
-      break;
-    default:
-      if (!st) throw new VolumeError(`hostPath ${p} does not exist (type ${type})`);
-  }
-  return { dir: p, readOnly: false };
 }
 
 export class PodVolumes {
@@ -56,11 +28,24 @@ export class PodVolumes {
   }
 
   /** Creates or refreshes every volume; throws VolumeError (pod stays ContainerCreating) or API errors. */
-  async materialize(volumes: Volume[], ctx: PayloadContext): Promise<Map<string, VolumeDir>> {
+  async materialize(
+    volumes: Volume[],
+    ctx: PayloadContext & { claims: ClaimSource },
+  ): Promise<Map<string, VolumeDir>> {
     const out = new Map<string, VolumeDir>();
     for (const v of volumes) {
       if (v.hostPath) {
-        out.set(v.name, hostPathDir(v as Volume & { hostPath: { path: string } }));
+        checkHostPath(v.hostPath.path, v.hostPath.type);
+        out.set(v.name, { dir: v.hostPath.path, readOnly: false });
+        continue;
+      }
+      if (v.persistentVolumeClaim) {
+        const m = await resolveClaim(
+          ctx.claims,
+          ctx.pod.metadata.namespace ?? "default",
+          v.persistentVolumeClaim,
+        );
+        out.set(v.name, m);
         continue;
       }
       const dir = this.dirOf(v.name);
