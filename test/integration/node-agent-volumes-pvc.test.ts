@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { path, R } from "@kruntimes/kube";
+import { parseAllDocuments } from "yaml";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
 const cluster = testCluster();
@@ -133,4 +134,17 @@ suite("local node agent: persistentVolumeClaim volumes", () => {
     expect(readFileSync(join(hostDir, "vol", "greeting"), "utf8")).toBe("hello\n");
     expect(existsSync(join(hostDir, "vol", "denied"))).toBe(false);
   }, 90_000);
+
+  test("the PV and claim example in docs/local-cluster-node-agent.md is accepted by the apiserver", async () => {
+    const doc = readFileSync(join(import.meta.dir, "../../docs/local-cluster-node-agent.md"), "utf8");
+    const block =
+      /```yaml\n(kind: PersistentVolume[\s\S]*?|apiVersion: v1\nkind: PersistentVolume\n[\s\S]*?)```/.exec(
+        doc,
+      )?.[1];
+    expect(block).toBeDefined();
+    const objs = parseAllDocuments(block!).map((d) => d.toJS() as { kind: string });
+    expect(objs.map((o) => o.kind)).toEqual(["PersistentVolume", "PersistentVolumeClaim"]);
+    await client.request("POST", path(PVS), { body: objs[0], query: { dryRun: "All" } });
+    await client.request("POST", path(PVCS, ns), { body: objs[1], query: { dryRun: "All" } });
+  });
 });
