@@ -236,4 +236,22 @@ suite("artifact maintainer (filesystem store, real apiserver)", () => {
       async () => !(await client.get(path(RunResource, ns.name, "two")).catch(() => undefined)),
     );
   });
+
+  test("its /metrics counts what happened above: downloads by code class, bytes served, denials, deletions", async () => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const value = (series: string) =>
+      Number(new RegExp(`^${series.replace(/[{}"]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1]);
+    expect(value('kruntimes_artifact_maintainer_download_requests_total{code="2xx"}')).toBe(1);
+    // 403 twice, 404, 401, 409.
+    expect(value('kruntimes_artifact_maintainer_download_requests_total{code="4xx"}')).toBe(5);
+    expect(value('kruntimes_artifact_maintainer_download_requests_total{code="5xx"}')).toBe(0);
+    expect(value("kruntimes_artifact_maintainer_download_bytes_total")).toBe("report of one\n".length);
+    expect(value('kruntimes_artifact_maintainer_authorization_denials_total{reason="forbidden"}')).toBe(2);
+    expect(value('kruntimes_artifact_maintainer_authorization_denials_total{reason="unauthenticated"}')).toBe(
+      1,
+    );
+    // sneaky, one, kept and two.
+    expect(value('kruntimes_artifact_maintainer_deletions_total{result="ok"}')).toBe(4);
+    expect(value("kruntimes_artifact_maintainer_deleted_objects_total")).toBeGreaterThanOrEqual(3);
+  });
 });

@@ -9,6 +9,7 @@ import { ARTIFACTS_FINALIZER, type Run, RunResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, keyOf, path } from "@kruntimes/kube";
 import type { Logger } from "../../logger.ts";
 import { type ArtifactStoreDriver, runPrefix } from "../store.ts";
+import type { MaintainerMetrics } from "./maintainer-metrics.ts";
 
 export class Cleanup {
   private readonly busy = new Set<string>();
@@ -19,6 +20,7 @@ export class Cleanup {
     private readonly client: KubeClient,
     private readonly store: ArtifactStoreDriver,
     private readonly log: Logger,
+    private readonly metrics: MaintainerMetrics,
   ) {}
 
   /** Whether this Run waits for us. */
@@ -57,11 +59,14 @@ export class Cleanup {
         "json",
       );
       this.deleted += n;
+      this.metrics.deletions.inc({ result: "ok" });
+      this.metrics.deletedObjects.inc(n);
       this.failures.delete(uid ?? "");
       log.info({ objects: n }, "artifacts deleted; finalizer removed");
       return undefined;
     } catch (e) {
       if (e instanceof KubeError && e.code === 404) return undefined;
+      this.metrics.deletions.inc({ result: "failed" });
       // A moved finalizer index fails the test: the retry reads the current list.
       const tries = (this.failures.get(uid ?? "") ?? 0) + 1;
       this.failures.set(uid ?? "", tries);

@@ -11,6 +11,7 @@ import { type ArtifactRef, GROUP, RUN_PLURAL, type Run, RunResource } from "@kru
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { Logger } from "../../logger.ts";
 import { type ArtifactStoreDriver, runPrefix } from "../store.ts";
+import { codeClass, countedBody, type MaintainerMetrics } from "./maintainer-metrics.ts";
 
 export const DIGEST_HEADER = "x-kruntimes-digest";
 const ROUTE = /^\/v1\/runs\/([a-z0-9][a-z0-9.-]{0,252})\/artifacts\/([A-Za-z0-9._-]{1,253})$/;
@@ -31,6 +32,7 @@ export interface DownloadDeps {
   store: ArtifactStoreDriver;
   namespace: string;
   log: Logger;
+  metrics: MaintainerMetrics;
 }
 
 async function authorize(d: DownloadDeps, token: string, run: string): Promise<Response | UserInfo> {
@@ -39,11 +41,13 @@ async function authorize(d: DownloadDeps, token: string, run: string): Promise<R
   }>("POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
     body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } },
   });
-  if (!tr.status?.authenticated || !tr.status.user)
+  if (!tr.status?.authenticated || !tr.status.user) {
+    d.metrics.denials.inc({ reason: "unauthenticated" });
     return problem(
       401,
       `the token was not accepted by the cluster${tr.status?.error ? `: ${tr.status.error}` : ""}`,
     );
+  }
   const u = tr.status.user;
   const sar = await d.client.request<{ status?: { allowed?: boolean; reason?: string } }>(
     "POST",
@@ -68,24 +72,38 @@ async function authorize(d: DownloadDeps, token: string, run: string): Promise<R
       },
     },
   );
-  if (!sar.status?.allowed)
+  if (!sar.status?.allowed) {
+    d.metrics.denials.inc({ reason: "forbidden" });
     return problem(
       403,
       `${u.username} may not get runs/${run} in namespace ${d.namespace}, so may not read its artifacts`,
     );
+  }
   return u;
 }
 
 export async function handleDownload(d: DownloadDeps, req: Request): Promise<Response> {
   const url = new URL(req.url);
   if (url.pathname === "/healthz") return new Response("ok");
+  if (url.pathname === "/metrics")
+    return new Response(await d.metrics.registry.metrics(), {
+      headers: { "content-type": d.metrics.registry.contentType },
+    });
+  const res = await download(d, req, url);
+  d.metrics.downloads.inc({ code: codeClass(res.status) });
+  return res;
+}
+
+async function download(d: DownloadDeps, req: Request, url: URL): Promise<Response> {
   const m = ROUTE.exec(url.pathname);
   if (!m) return problem(404, "not found; downloads are GET /v1/runs/<run>/artifacts/<name>");
   if (req.method !== "GET") return problem(405, "only GET");
   const [, runName, name] = m as unknown as [string, string, string];
   const auth = req.headers.get("authorization") ?? "";
-  if (!auth.startsWith("Bearer "))
+  if (!auth.startsWith("Bearer ")) {
+    d.metrics.denials.inc({ reason: "unauthenticated" });
     return problem(401, "send your Kubernetes bearer token: Authorization: Bearer <token>");
+  }
   try {
     const who = await authorize(d, auth.slice(7).trim(), runName);
     if (who instanceof Response) return who;
@@ -109,7 +127,7 @@ export async function handleDownload(d: DownloadDeps, req: Request): Promise<Res
     if (!obj)
       return problem(410, `artifact ${name} is recorded but missing from the store (${ref.location})`);
     d.log.info({ user: who.username, run: runName, artifact: name, size: obj.size }, "artifact download");
-    return new Response(obj.body, {
+    return new Response(countedBody(obj.body, d.metrics), {
       headers: {
         "content-type": ref.contentType ?? "application/octet-stream",
         "content-length": String(obj.size),

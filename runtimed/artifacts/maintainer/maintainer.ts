@@ -3,7 +3,7 @@
  * keeps while any Run of the store carries the artifacts finalizer (it outlives Runtime pods and
  * Runtimes). It watches those Runs (label `kruntimes.io/artifact-store=<id>`), deletes a deleted
  * Run's artifacts and releases it, and serves downloads to callers allowed to `get` the Run.
- * Started as `runtimed maintain` (same image as the sidecar).
+ * Started as `runtimed maintain` (same image as the sidecar); its metrics are on /metrics.
  */
 import { Labels, type Run, RunResource } from "@kruntimes/api";
 import { Informer, KubeClient, path, resolveConnection } from "@kruntimes/kube";
@@ -11,6 +11,7 @@ import pino from "pino";
 import { openStore } from "../open-store.ts";
 import { Cleanup } from "./cleanup.ts";
 import { handleDownload } from "./download-server.ts";
+import { createMaintainerMetrics } from "./maintainer-metrics.ts";
 import { MaintainerOptionsError, parseMaintainerOptions } from "./maintainer-options.ts";
 
 export async function maintain(env: Record<string, string | undefined>): Promise<void> {
@@ -25,7 +26,8 @@ export async function maintain(env: Record<string, string | undefined>): Promise
   const log = pino({ level: o.logLevel, base: { component: "artifact-maintainer", store: o.storeId } });
   const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env }));
   const store = openStore(o.store, o);
-  const cleanup = new Cleanup(client, store, log);
+  const metrics = createMaintainerMetrics();
+  const cleanup = new Cleanup(client, store, log, metrics);
   const informer = new Informer<Run>(client, path(RunResource, o.namespace), {
     labelSelector: `${Labels.artifactStore}=${o.storeId}`,
   });
@@ -42,7 +44,7 @@ export async function maintain(env: Record<string, string | undefined>): Promise
   const server = Bun.serve({
     hostname: o.host,
     port: o.port,
-    fetch: (req) => handleDownload({ client, store, namespace: o.namespace, log }, req),
+    fetch: (req) => handleDownload({ client, store, namespace: o.namespace, log, metrics }, req),
   });
   log.info({ host: o.host, port: server.port, driver: store.driver }, "artifact maintainer ready");
   const stop = () => {
