@@ -1,0 +1,364 @@
+/**
+ * The filesystem artifact store end to end through pods on the local cluster: a hostPath
+ * PersistentVolume (pinned to the node by its nodeAffinity) and a claim bound by the real PV
+ * binder; a Runtime whose `artifactStore.filesystem` names the claim, so the node agent mounts the
+ * PV directory into runtimed and into the maintainer. A Run's file and directory land in the PV
+ * directory with the digests recorded in status; `krt artifact download` verifies size and digest
+ * (and catches a file changed on disk); the maintainer counts what it served; deleting the Run
+ * removes its files; deleting the Runtime and the Runs leaves no maintainer, and the claim stays.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  ARTIFACTS_FINALIZER,
+  Labels,
+  maintainerName,
+  type Run,
+  RunResource,
+  type Runtime,
+  RuntimeResource,
+} from "@kruntimes/api";
+import { type KubeClient, path, R } from "@kruntimes/kube";
+import YAML from "yaml";
+import {
+  type ControllerProcess,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
+import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+
+const cluster = testCluster();
+// Local cluster only: the PV's directory must be on the node agent's host.
+const suite = cluster?.local ? describe : describe.skip;
+const TERMINAL = ["Succeeded", "Failed", "Timeout", "Cancelled"];
+const REPO = join(import.meta.dir, "../..");
+const PVS = { version: "v1", plural: "persistentvolumes" } as const;
+const PVCS = { version: "v1", plural: "persistentvolumeclaims" } as const;
+setDefaultTimeout(90_000);
+
+interface DeploymentLike {
+  metadata: { ownerReferences?: unknown[] };
+  spec: {
+    template: {
+      spec: {
+        volumes?: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+        containers: { volumeMounts?: { name: string; mountPath: string }[] }[];
+      };
+    };
+  };
+}
+
+suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, maintainer)", () => {
+  const client = cluster?.client as KubeClient;
+  let ns: { name: string; remove(): Promise<void> };
+  let ctl: ControllerProcess;
+  let work = "";
+  let storeDir = "";
+  let pvName = "";
+  let n = 0;
+
+  const get = (name: string) => client.get<Run>(path(RunResource, ns.name, name));
+  const sha = (b: Uint8Array | string) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
+  async function runToEnd(inline: string, name = `f${n++}`): Promise<Run> {
+    await client.create<Run>(path(RunResource, ns.name), {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "Run",
+      metadata: { name },
+      spec: { runtime: "bash", mode: { task: {} }, source: { inline } },
+    });
+    return eventually(`${name} finished`, async () => {
+      const r = await get(name);
+      return TERMINAL.includes(r.status?.phase ?? "") ? r : undefined;
+    });
+  }
+
+  async function readerKubeconfig(): Promise<string> {
+    const sa = "reader";
+    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
+    await client.create(path(R.roles, ns.name), {
+      metadata: { name: sa },
+      rules: [{ apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get"] }],
+    });
+    await client.create(path(R.roleBindings, ns.name), {
+      metadata: { name: sa },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: sa },
+      subjects: [{ kind: "ServiceAccount", name: sa, namespace: ns.name }],
+    });
+    const tr = await client.create<{ status: { token: string } }>(
+      `${path(R.serviceAccounts, ns.name, sa)}/token`,
+      { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+    );
+    const admin = YAML.parse(readFileSync(cluster?.kubeconfig as string, "utf8"));
+    const file = join(work, "reader.kubeconfig");
+    writeFileSync(
+      file,
+      YAML.stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: admin.clusters,
+        users: [{ name: sa, user: { token: tr.status.token } }],
+        contexts: [{ name: sa, context: { cluster: admin.clusters[0].name, user: sa, namespace: ns.name } }],
+        "current-context": sa,
+      }),
+    );
+    return file;
+  }
+
+  async function maintainerEndpoint(storeId: string): Promise<string> {
+    return eventually(
+      "maintainer pod ready",
+      async () => {
+        const pods = await client.list<{
+          status?: { podIP?: string; conditions?: { type: string; status: string }[] };
+        }>(path(R.pods, ns.name), { labelSelector: `${Labels.artifactStore}=${storeId}` });
+        const p = pods.items.find((x) =>
+          x.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+        );
+        return p?.status?.podIP ? `http://${p.status.podIP}:8090` : undefined;
+      },
+      60_000,
+    );
+  }
+
+  function krt(kubeconfig: string, ...args: string[]) {
+    const p = Bun.spawnSync(["bun", "krt/main.ts", ...args], {
+      cwd: REPO,
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+    });
+    return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
+  }
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "krt-e2e-fs-artifacts-"));
+    storeDir = join(work, "store");
+    await installCrds(client);
+    ns = await testNamespace(client, "krt-e2e-fs-artifacts");
+    // Its own storage class name: this claim can bind only to this PV, and no other claim to it.
+    pvName = `krt-e2e-${ns.name}`;
+    await client.create(path(PVS), {
+      metadata: { name: pvName },
+      spec: {
+        storageClassName: pvName,
+        capacity: { storage: "1Gi" },
+        accessModes: ["ReadWriteMany"],
+        persistentVolumeReclaimPolicy: "Retain",
+        hostPath: { path: storeDir, type: "DirectoryOrCreate" },
+        // The directory exists on this node only; the scheduler places the claim's pods there.
+        nodeAffinity: {
+          required: {
+            nodeSelectorTerms: [
+              {
+                matchExpressions: [
+                  {
+                    key: "kubernetes.io/hostname",
+                    operator: "In",
+                    values: [cluster?.local?.nodeName as string],
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    });
+    await client.create(path(PVCS, ns.name), {
+      metadata: { name: "artifacts" },
+      spec: {
+        storageClassName: pvName,
+        accessModes: ["ReadWriteMany"],
+        resources: { requests: { storage: "100Mi" } },
+      },
+    });
+    await eventually("the claim is bound by the PV binder", async () => {
+      const c = await client.get<{ spec: { volumeName?: string }; status?: { phase?: string } }>(
+        path(PVCS, ns.name, "artifacts"),
+      );
+      return c.status?.phase === "Bound" && c.spec.volumeName === pvName;
+    });
+    ctl = startController({
+      namespace: ns.name,
+      kubeconfig: cluster?.kubeconfig as string,
+      runtimed: "real",
+    });
+    await ctl.waitFor("scheduling and reconciling");
+    await createRuntime(client, ns.name, {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "Runtime",
+      metadata: { name: "bash" },
+      spec: {
+        replicas: 1,
+        capacity: { runs: 8 },
+        template: {
+          spec: {
+            terminationGracePeriodSeconds: 3,
+            containers: [
+              {
+                name: "runtime",
+                image: "ghcr.io/kruntimes/bash",
+                env: [{ name: "HOME", value: "/workspace" }],
+              },
+            ],
+          },
+        },
+        artifactStore: { filesystem: { claimName: "artifacts" }, maxArtifactBytes: 1024 * 1024 },
+      },
+    } as Runtime);
+    await eventually(
+      "bash pod ready",
+      async () => (await readyPods(client, ns.name, "bash")).length === 1,
+      60_000,
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    if (ns) {
+      // Runs hold the finalizer until the maintainer deletes their artifacts; release leftovers.
+      const runs = await client.list<Run>(path(RunResource, ns.name)).catch(() => ({ items: [] as Run[] }));
+      for (const r of runs.items)
+        await client
+          .patch(path(RunResource, ns.name, r.metadata.name), { metadata: { finalizers: null } }, "merge")
+          .catch(() => {});
+    }
+    ctl?.kill();
+    await ctl?.exited;
+    await ns?.remove();
+    if (pvName) await client.delete(path(PVS, undefined, pvName)).catch(() => {});
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  let stored: Run;
+  test("a Run's file and directory are written into the PV directory, with size and digest in status", async () => {
+    const r = await runToEnd(
+      'printf "hello artifacts\\n" > "$KRUNTIME_ARTIFACTS_DIR/report.txt"; mkdir -p "$KRUNTIME_ARTIFACTS_DIR/out/sub"; echo one > "$KRUNTIME_ARTIFACTS_DIR/out/sub/one.txt"',
+      "stored",
+    );
+    expect(r.status?.phase, r.status?.message).toBe("Succeeded");
+    const refs = r.status?.artifactRefs ?? [];
+    expect(refs.map((x) => [x.name, x.type, x.driver, x.attempt])).toEqual([
+      ["out", "archive", "filesystem", 1],
+      ["report.txt", "file", "filesystem", 1],
+    ]);
+    const [out, report] = refs as [(typeof refs)[0], (typeof refs)[0]];
+    expect(report.location).toBe(`${ns.name}/${r.metadata.uid}/1/report.txt`);
+    expect(report.size).toBe(16);
+    expect(report.digest).toBe(sha("hello artifacts\n"));
+    // What status says is what is on the volume.
+    expect(readFileSync(join(storeDir, report.location), "utf8")).toBe("hello artifacts\n");
+    const archive = readFileSync(join(storeDir, out.location));
+    expect(archive.length).toBe(out.size as number);
+    expect(sha(archive)).toBe(out.digest as string);
+    const tar = Bun.spawnSync(["tar", "-xzOf", join(storeDir, out.location), "sub/one.txt"]);
+    expect(tar.stdout.toString()).toBe("one\n");
+    expect(r.metadata.finalizers).toContain(ARTIFACTS_FINALIZER);
+    expect(JSON.parse(r.metadata.annotations?.["kruntimes.io/artifact-store"] ?? "{}")).toMatchObject({
+      filesystem: { claimName: "artifacts" },
+    });
+    stored = r;
+  });
+
+  test("the maintainer mounts the same claim; krt artifact download verifies size and digest", async () => {
+    const storeId = stored.metadata.labels?.[Labels.artifactStore] as string;
+    const d = await client.get<DeploymentLike>(path(R.deployments, ns.name, maintainerName(storeId)));
+    const vol = d.spec.template.spec.volumes?.find((v) => v.persistentVolumeClaim);
+    expect(vol?.persistentVolumeClaim?.claimName).toBe("artifacts");
+    expect(d.spec.template.spec.containers[0]?.volumeMounts?.some((m) => m.name === vol?.name)).toBe(true);
+    expect(d.metadata.ownerReferences ?? []).toEqual([]);
+    const endpoint = await maintainerEndpoint(storeId);
+    const reader = await readerKubeconfig();
+    const list = krt(reader, "artifact", "list", "stored");
+    expect(list.code, list.err).toBe(0);
+    expect(list.out).toContain("report.txt");
+    const dest = join(work, "report.txt");
+    const dl = krt(
+      reader,
+      "artifact",
+      "download",
+      "stored",
+      "report.txt",
+      "-o",
+      dest,
+      "--endpoint",
+      endpoint,
+    );
+    expect(dl.code, dl.err).toBe(0);
+    expect(dl.err).toContain("verified");
+    expect(readFileSync(dest, "utf8")).toBe("hello artifacts\n");
+    const tgz = join(work, "out.tar.gz");
+    const dl2 = krt(reader, "artifact", "download", "stored", "out", "-o", tgz, "--endpoint", endpoint);
+    expect(dl2.code, dl2.err).toBe(0);
+    const served = 16 + readFileSync(tgz).length;
+
+    // A file changed on the volume after the upload is caught by the digest, and nothing is written.
+    const t = await runToEnd('echo original > "$KRUNTIME_ARTIFACTS_DIR/data.txt"', "tampered");
+    const loc = t.status?.artifactRefs?.[0]?.location as string;
+    writeFileSync(join(storeDir, loc), "changed!\n");
+    const bad = join(work, "data.txt");
+    const res = krt(
+      reader,
+      "artifact",
+      "download",
+      "tampered",
+      "data.txt",
+      "-o",
+      bad,
+      "--endpoint",
+      endpoint,
+    );
+    expect(res.code).toBe(65);
+    expect(res.err).toContain("failed verification");
+    expect(existsSync(bad)).toBe(false);
+
+    const metrics = await (await fetch(`${endpoint}/metrics`)).text();
+    const value = (s: string) =>
+      Number(new RegExp(`^${s.replace(/[{}"]/g, "\\$&")} (\\S+)$`, "m").exec(metrics)?.[1]);
+    expect(value('kruntimes_artifact_maintainer_download_requests_total{code="2xx"}')).toBe(3);
+    expect(value("kruntimes_artifact_maintainer_download_bytes_total")).toBe(served + "changed!\n".length);
+  });
+
+  test("deleting a Run removes its files; deleting the Runtime and Runs leaves no maintainer, the claim stays", async () => {
+    const storeId = stored.metadata.labels?.[Labels.artifactStore] as string;
+    const runDir = join(storeDir, ns.name, stored.metadata.uid as string);
+    expect(existsSync(runDir)).toBe(true);
+    await client.delete(path(RunResource, ns.name, "stored"));
+    await eventually("the Run is gone", async () => !(await get("stored").catch(() => undefined)), 30_000);
+    expect(existsSync(runDir)).toBe(false);
+
+    await client.delete(path(RuntimeResource, ns.name, "bash"));
+    await Bun.sleep(2000);
+    // A Run with artifacts remains: the maintainer stays for it.
+    await client.get(path(R.deployments, ns.name, maintainerName(storeId)));
+    for (const r of (await client.list<Run>(path(RunResource, ns.name))).items)
+      await client.delete(path(RunResource, ns.name, r.metadata.name));
+    await eventually(
+      "every Run is gone",
+      async () => (await client.list<Run>(path(RunResource, ns.name))).items.length === 0,
+      60_000,
+    );
+    await eventually(
+      "the maintainer is removed",
+      async () => {
+        const gone = async (p: string) => !(await client.get(p).catch(() => undefined));
+        return (
+          (await gone(path(R.deployments, ns.name, maintainerName(storeId)))) &&
+          (await gone(path(R.serviceAccounts, ns.name, maintainerName(storeId)))) &&
+          (await gone(path(R.services, ns.name, maintainerName(storeId))))
+        );
+      },
+      30_000,
+    );
+    await eventually(
+      "no maintainer pod left",
+      async () =>
+        (await client.list(path(R.pods, ns.name), { labelSelector: `${Labels.artifactStore}=${storeId}` }))
+          .items.length === 0,
+      30_000,
+    );
+    // Every Run's directory is gone from the volume; the claim is the user's and stays.
+    expect(readdirSync(join(storeDir, ns.name))).toEqual([]);
+    const claim = await client.get<{ status?: { phase?: string } }>(path(PVCS, ns.name, "artifacts"));
+    expect(claim.status?.phase).toBe("Bound");
+  });
+});
