@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { artifactStoreId, Limits, parseSnapshot, snapshotJson } from "@kruntimes/api";
 import { OptionsError, parseOptions } from "../options.ts";
 import { collect } from "./collect.ts";
+import { FilesystemStore } from "./fs-store.ts";
 import { mergeRefs } from "./run-artifacts.ts";
 import { endpointOptions, S3Store } from "./s3-store.ts";
 import { artifactKey, isTransient } from "./store.ts";
@@ -112,5 +113,23 @@ describe("artifact pieces", () => {
     expect(() =>
       parseOptions([], { ...env, KRT_ARTIFACT_STORE: '{"s3":{"bucket":"b"}}', AWS_ACCESS_KEY_ID: "id" }),
     ).toThrow("must be set together");
+  });
+});
+
+describe("filesystem store directories", () => {
+  test("directories it creates are writable by every user (runtimed and the maintainer may differ); the root is untouched", async () => {
+    const root = mkdtempSync(join(tmpdir(), "krt-fs-modes-"));
+    chmodSync(root, 0o755);
+    const store = new FilesystemStore(root);
+    await store.put(
+      "ns/uid/1/out.txt",
+      (async function* () {
+        yield new TextEncoder().encode("x");
+      })(),
+    );
+    const mode = (p: string) => statSync(join(root, p)).mode & 0o777;
+    expect([mode("ns"), mode("ns/uid"), mode("ns/uid/1")]).toEqual([0o777, 0o777, 0o777]);
+    expect(mode("")).toBe(0o755);
+    expect(await store.deletePrefix("ns/uid/")).toBe(1);
   });
 });

@@ -2,9 +2,14 @@
  * The filesystem driver: a PersistentVolumeClaim mounted into runtimed (and the maintainer) only,
  * never into the runtime container. Objects are written to a temporary name and renamed into
  * place, so a reader never sees half a file; `location` is the path inside the claim.
+ *
+ * Directories the store creates are made writable by every user (0777, umask aside): runtimed runs
+ * as 65532 or as the Runtime pod's own `runAsUser`, the maintainer as 65532, and deleting a file
+ * needs write access to its directory — with 0755 a Runtime running as another user would leave
+ * Runs stuck in deletion. Only runtimed and the maintainer mount the claim.
  */
 import { createWriteStream } from "node:fs";
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import { chmod, mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, normalize } from "node:path";
 import { ArtifactDriver } from "@kruntimes/api";
 import type { ArtifactStoreDriver, StoredObject } from "./store.ts";
@@ -33,7 +38,7 @@ export class FilesystemStore implements ArtifactStoreDriver {
 
   async put(key: string, chunks: AsyncIterable<Uint8Array>): Promise<void> {
     const dest = this.path(key);
-    await mkdir(dirname(dest), { recursive: true });
+    await this.mkdirShared(dirname(dest));
     const tmp = `${dest}.partial-${process.pid}-${Date.now()}`;
     const out = createWriteStream(tmp);
     try {
@@ -49,6 +54,13 @@ export class FilesystemStore implements ArtifactStoreDriver {
       await rm(tmp, { force: true });
       throw e;
     }
+  }
+
+  /** `dir` and its missing parents, each chmod 0777 (see the module comment). */
+  private async mkdirShared(dir: string): Promise<void> {
+    const first = await mkdir(dir, { recursive: true });
+    if (!first) return;
+    for (let d = dir; d.length >= first.length; d = dirname(d)) await chmod(d, 0o777);
   }
 
   async get(key: string): Promise<StoredObject | undefined> {
