@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { path, R } from "@kruntimes/kube";
+import { type KubeClient, path, R } from "@kruntimes/kube";
 import { parseAllDocuments } from "yaml";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
@@ -29,7 +29,7 @@ interface PodLike {
 }
 
 suite("local node agent: persistentVolumeClaim volumes", () => {
-  const client = cluster!.client;
+  const client = cluster?.client as KubeClient;
   let ns: string;
   let removeNs: () => Promise<void>;
   let hostDir: string;
