@@ -13,6 +13,7 @@ export interface Metrics {
   finished: Counter<"phase">;
   inFlight: Gauge;
   startLatency: Histogram;
+  assignmentLag: Histogram;
   executionDuration: Histogram<"phase">;
   statusWrites: Counter<"kind" | "result">;
   statusWriteDuration: Histogram<"kind">;
@@ -45,6 +46,12 @@ export function createMetrics(): Metrics {
     startLatency: new Histogram({
       name: "kruntimes_runtimed_start_latency_seconds",
       help: "From seeing a Scheduled Run to the Runtime Server's TaskStarted.",
+      buckets: fast,
+      registers,
+    }),
+    assignmentLag: new Histogram({
+      name: "kruntimes_runtimed_assignment_lag_seconds",
+      help: "From the scheduler's bind stamp (status.timing.scheduledMicros) to this runtimed seeing the assignment: the bind write plus the watch delivery (wall clocks of two processes).",
       buckets: fast,
       registers,
     }),

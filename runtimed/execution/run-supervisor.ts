@@ -55,6 +55,9 @@ export class RunSupervisor {
   private executing = false;
   private wake: (() => void) | undefined;
   private readonly seenAt = performance.now();
+  /** Wall clock when the assignment was seen, and the first attempt's seen → TaskStarted (ms). */
+  private readonly seenMicros = nowMicros();
+  private startMs: number | undefined;
   /** This Run's artifact references once an attempt stored some; written with every later status. */
   private artifactRefs: ArtifactRef[] | undefined;
 
@@ -84,6 +87,9 @@ export class RunSupervisor {
   }
 
   start(): void {
+    const scheduledMicros = this.run.status?.timing?.scheduledMicros;
+    if (this.kind === "new" && scheduledMicros)
+      this.d.metrics.assignmentLag.observe(Math.max(0, this.seenMicros - scheduledMicros) / 1e6);
     this.d.metrics.inFlight.inc();
     this.main()
       .catch((e) =>
@@ -225,7 +231,10 @@ export class RunSupervisor {
     let runningTimer: ReturnType<typeof setTimeout> | undefined;
     const attemptStart = kind === "retry" ? performance.now() : this.seenAt;
     const onStarted = (s: TaskStarted) => {
-      if (kind !== "adopt") this.d.metrics.startLatency.observe((performance.now() - attemptStart) / 1000);
+      if (kind !== "adopt") {
+        this.startMs ??= performance.now() - attemptStart;
+        this.d.metrics.startLatency.observe(this.startMs / 1000);
+      }
       if (this.cancelRequested || this.abandoned) void this.cancelOnServer(this.abandoned);
       if (this.run.status?.phase === RunPhase.Scheduled)
         runningTimer = setTimeout(
@@ -345,6 +354,13 @@ export class RunSupervisor {
       return;
     }
     this.d.metrics.finished.inc({ phase: result.outcome.phase });
-    this.d.log.info({ ...fields, exitCode: result.exitCode }, "run finished");
+    const scheduledMicros = this.run.status?.timing?.scheduledMicros;
+    // Where this Run's time went on this side, for a look at one Run (the metrics have the rest).
+    const timing = {
+      assignmentLagMs: scheduledMicros ? (this.seenMicros - scheduledMicros) / 1000 : undefined,
+      startMs: this.startMs,
+      reportMs: (nowMicros() - result.finishedMicros) / 1000,
+    };
+    this.d.log.info({ ...fields, exitCode: result.exitCode, timing }, "run finished");
   }
 }
