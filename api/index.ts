@@ -46,6 +46,7 @@ export {
 export type { CustomResourceDefinition, PrinterColumn } from "./src/crd/definitions.ts";
 export { crds, runCrd, runtimeCrd } from "./src/crd/definitions.ts";
 export type { OpenApiSchema } from "./src/crd/openapi.ts";
+export { durationOr, parseDuration } from "./src/duration.ts";
 export type { RetryableReason, WaitingReason } from "./src/reasons.ts";
 export {
   ArtifactDriver,
@@ -65,6 +66,7 @@ export {
   TerminationMode,
   WAITING_REASONS,
 } from "./src/reasons.ts";
+export { canRetry, maxAttempts, retryDelayMs } from "./src/retry-policy.ts";
 export type { Run } from "./src/run.ts";
 export { runModeOf, runRequests } from "./src/run.ts";
 export type {

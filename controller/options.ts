@@ -4,8 +4,8 @@
  * down. No module reads the environment after this. `--help` prints this table.
  */
 import { hostname } from "node:os";
+import { parseDuration } from "@kruntimes/api";
 import pkg from "./package.json" with { type: "json" };
-import { parseDuration } from "./util/duration.ts";
 
 type Kind = "string" | "int" | "duration" | "bool" | "list";
 

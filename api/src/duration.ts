@@ -1,4 +1,8 @@
-/** Go-style durations (`250ms`, `1m30s`, `1.5h`) as used by the API and by controller flags. */
+/**
+ * Go-style durations (`250ms`, `1m30s`, `1.5h`) as the Run API writes `spec.timeout` and
+ * `spec.retryPolicy.backoff`; the controller's flags use the same syntax. One parser, so the
+ * controller and runtimed read a Run's durations the same way.
+ */
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
@@ -28,7 +32,7 @@ export function parseDuration(text: string): number {
   return total;
 }
 
-/** `parseDuration`, or `fallback` when `text` is undefined or invalid. */
+/** `parseDuration`, or `fallback` when `text` is undefined or invalid (the CRD validates the shape). */
 export function durationOr(text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   try {

@@ -1,16 +1,11 @@
 /**
- * `spec.retryPolicy` as runtimed applies it when an attempt fails on its pod: whether another
- * attempt is allowed for the failure's reason, and the backoff before it. The controller applies
- * the same rules when it takes a Run back from a lost pod; both follow the API's documentation.
+ * `spec.retryPolicy` as documented in run-spec.ts: whether a failed attempt gets another one for
+ * its reason, and the backoff before it. runtimed applies it when an attempt fails on its pod, the
+ * controller when it takes a Run back from a lost pod; one implementation so both agree.
  */
-import {
-  DEFAULT_RETRY_ON,
-  RETRYABLE_REASONS,
-  type Reason,
-  type RetryableReason,
-  type RunSpec,
-} from "@kruntimes/api";
 import { durationOr } from "./duration.ts";
+import { DEFAULT_RETRY_ON, RETRYABLE_REASONS, type Reason, type RetryableReason } from "./reasons.ts";
+import type { RunSpec } from "./run-spec.ts";
 
 export function maxAttempts(spec: Pick<RunSpec, "retryPolicy">): number {
   return spec.retryPolicy ? (spec.retryPolicy.maxAttempts ?? 1) : 1;

@@ -4,7 +4,7 @@
  * attempt + 1 when its retry policy allows, else ends Failed (Cancelled if it was being
  * cancelled). Every write is fenced on phase, attempt and pod UID, like runtimed's.
  */
-import { Reason, type Run, RunPhase } from "@kruntimes/api";
+import { canRetry, Reason, type Run, RunPhase } from "@kruntimes/api";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import type { Reconciler } from "../reconcile/controller.ts";
@@ -18,7 +18,6 @@ import type { Clock } from "../util/clock.ts";
 import { nowMicros } from "../util/clock.ts";
 import { type AssessOptions, assess } from "./assess.ts";
 import { endedStatus, requeuedStatus } from "./recovery-status.ts";
-import { canRetry } from "./retry-policy.ts";
 
 export interface RecoveryDeps {
   runs: { get(key: string): Run | undefined };

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { Reason as R, type Reason, type RetryPolicy } from "@kruntimes/api";
 import { parseDuration } from "./duration.ts";
+import { Reason as R, type Reason } from "./reasons.ts";
 import { canRetry, maxAttempts, retryDelayMs } from "./retry-policy.ts";
+import type { RetryPolicy } from "./run-spec.ts";
 
 const spec = (retryPolicy?: RetryPolicy) => ({ retryPolicy });
 
@@ -12,6 +13,7 @@ describe("canRetry", () => {
     ["default retryOn skips code failures", { maxAttempts: 3 }, 1, R.NonZeroExit, false],
     ["listed NonZeroExit retries", { maxAttempts: 3, retryOn: [R.NonZeroExit] }, 2, R.NonZeroExit, true],
     ["last attempt is final", { maxAttempts: 3, retryOn: [R.NonZeroExit] }, 3, R.NonZeroExit, false],
+    ["explicit retryOn excludes others", { maxAttempts: 2, retryOn: [R.NonZeroExit] }, 1, R.PodGone, false],
     ["Timeout when listed", { maxAttempts: 2, retryOn: [R.Timeout] }, 1, R.Timeout, true],
     ["Cancelled never retries", { maxAttempts: 5, retryOn: [R.NonZeroExit] }, 1, R.Cancelled, false],
     [
@@ -39,6 +41,8 @@ describe("retryDelayMs", () => {
   test("grows by the multiplier and stops at max", () => {
     const s = spec({ maxAttempts: 10, backoff: { initial: "100ms", max: "1s", multiplier: 3 } });
     expect([1, 2, 3, 4].map((n) => retryDelayMs(s, n))).toEqual([100, 300, 900, 1000]);
+    const t = spec({ maxAttempts: 10, backoff: { initial: "1s", max: "5s", multiplier: 2 } });
+    expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(t, n))).toEqual([1000, 2000, 4000, 5000, 5000]);
   });
   test("durations", () => {
     expect(parseDuration("1m30s")).toBe(90_000);
