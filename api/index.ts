@@ -46,7 +46,7 @@ export {
 export type { CustomResourceDefinition, PrinterColumn } from "./src/crd/definitions.ts";
 export { crds, runCrd, runtimeCrd } from "./src/crd/definitions.ts";
 export type { OpenApiSchema } from "./src/crd/openapi.ts";
-export { durationOr, parseDuration } from "./src/duration.ts";
+export { durationOr, isDuration, parseApiDuration, parseDuration } from "./src/duration.ts";
 export type { RetryableReason, WaitingReason } from "./src/reasons.ts";
 export {
   ArtifactDriver,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { durationOr, parseDuration } from "./duration.ts";
+import { durationOr, isDuration, parseApiDuration, parseDuration } from "./duration.ts";
 
 describe("parseDuration", () => {
   const cases: [string, number][] = [
@@ -20,5 +20,14 @@ describe("parseDuration", () => {
     expect(durationOr(undefined, 7)).toBe(7);
     expect(durationOr("nope", 7)).toBe(7);
     expect(durationOr("2s", 7)).toBe(2000);
+  });
+
+  test("isDuration and parseApiDuration take only the CRD's shape", () => {
+    for (const ok of ["30s", "1m30s", "1.5h", "250ms", "500us"]) expect(isDuration(ok)).toBe(true);
+    for (const bad of ["0", "", "15", "1µs", " 1s", "1s ", "-1s", "5 minutes"]) {
+      expect(isDuration(bad)).toBe(false);
+      expect(parseApiDuration(bad)).toBeUndefined();
+    }
+    expect(parseApiDuration("1m30s")).toBe(90_000);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Go-style durations (`250ms`, `1m30s`, `1.5h`) as the Run API writes `spec.timeout` and
  * `spec.retryPolicy.backoff`; the controller's flags use the same syntax. One parser, so the
- * controller and runtimed read a Run's durations the same way.
+ * controller, runtimed and krt read a Run's durations the same way.
  */
+import { DURATION_PATTERN } from "./schema/common.ts";
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
@@ -40,4 +41,16 @@ export function durationOr(text: string | undefined, fallback: number): number {
   } catch {
     return fallback;
   }
+}
+
+const API_SHAPE = new RegExp(DURATION_PATTERN);
+
+/** True when `text` has the shape the CRD accepts for `spec.timeout` and backoff (no "0", µs or spaces). */
+export function isDuration(text: string): boolean {
+  return API_SHAPE.test(text);
+}
+
+/** Milliseconds of a duration in the CRD's shape, or undefined when `text` is not one (CLI flags). */
+export function parseApiDuration(text: string): number | undefined {
+  return isDuration(text) ? parseDuration(text) : undefined;
 }

@@ -1,6 +1,8 @@
 /** `krt bench`: hot-path latency breakdown, backlog and burst scenarios, with baselines, on any cluster. */
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseApiDuration } from "@kruntimes/api";
 import { Command, Option } from "clipanion";
 import {
   type BenchOptions,
@@ -22,7 +24,6 @@ import { KrtCommand } from "../base-command.ts";
 import { CliError } from "../errors.ts";
 import { ExitCode } from "../exit-codes.ts";
 import type { GlobalOptions } from "../options.ts";
-import { parseDurationMs } from "../runs/duration.ts";
 
 export class BenchCommand extends KrtCommand {
   static override paths = [["bench"]];
@@ -207,7 +208,7 @@ export class BenchCommand extends KrtCommand {
   }
 
   private duration(flag: string, v: string): number {
-    const ms = parseDurationMs(v);
+    const ms = parseApiDuration(v);
     if (ms === undefined || ms <= 0) throw CliError.usage(`${flag} "${v}" is not a duration`, "e.g. 90s, 5m");
     return ms;
   }

@@ -1,5 +1,5 @@
 /** `krt run`: create a task Run, print its name, optionally wait for it to finish. */
-import { type Run, RunResource } from "@kruntimes/api";
+import { parseApiDuration, type Run, RunResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
@@ -9,7 +9,6 @@ import { streamSink } from "../logs/log-sink.ts";
 import type { GlobalOptions } from "../options.ts";
 import { formatObjects } from "../output/print.ts";
 import { buildRun, checkRunFlags, type RunFlags } from "../runs/build-run.ts";
-import { parseDurationMs } from "../runs/duration.ts";
 import { getRuntime } from "../runs/fetch.ts";
 import { exitCodeForRun, runSummary } from "../runs/outcome.ts";
 import { waitForRun } from "../runs/wait.ts";
@@ -89,7 +88,7 @@ export class RunCommand extends KrtCommand {
         "--wait-timeout needs --wait or --follow",
         "add --wait, or use `krt wait <run> --timeout`",
       );
-    const waitMs = this.waitTimeout === undefined ? undefined : parseDurationMs(this.waitTimeout);
+    const waitMs = this.waitTimeout === undefined ? undefined : parseApiDuration(this.waitTimeout);
     if (this.waitTimeout !== undefined && waitMs === undefined)
       throw CliError.usage(`--wait-timeout "${this.waitTimeout}" is not a duration`, "e.g. 30s, 5m");
     if (this.file !== undefined) flags.script = await this.readScript(this.file);

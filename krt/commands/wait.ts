@@ -1,10 +1,10 @@
 /** `krt wait <run>`: block (by watch) until the Run ends; exit with its code. */
+import { parseApiDuration } from "@kruntimes/api";
 import { Command, Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
 import { CliError } from "../errors.ts";
 import type { GlobalOptions } from "../options.ts";
 import { formatObjects } from "../output/print.ts";
-import { parseDurationMs } from "../runs/duration.ts";
 import { exitCodeForRun, runSummary } from "../runs/outcome.ts";
 import { waitForRun } from "../runs/wait.ts";
 
@@ -23,7 +23,7 @@ export class WaitCommand extends KrtCommand {
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
     this.oneNamespace(opts);
-    const timeoutMs = this.timeout === undefined ? undefined : parseDurationMs(this.timeout);
+    const timeoutMs = this.timeout === undefined ? undefined : parseApiDuration(this.timeout);
     if (this.timeout !== undefined && timeoutMs === undefined)
       throw CliError.usage(`--timeout "${this.timeout}" is not a duration`, "e.g. 30s, 5m");
     const { client, namespace } = this.connect(opts);

@@ -2,9 +2,17 @@
  * Turns `krt run` flags into a task Run, checking the flag combinations the API would reject
  * (so the user hears it from the CLI, with the flag names) and the ones only the CLI has.
  */
-import { Annotations, API_VERSION, Limits, RUN_KIND, type Run, type RunSpec } from "@kruntimes/api";
+import {
+  Annotations,
+  API_VERSION,
+  isDuration,
+  Limits,
+  parseApiDuration,
+  RUN_KIND,
+  type Run,
+  type RunSpec,
+} from "@kruntimes/api";
 import { CliError } from "../errors.ts";
-import { isDuration, parseDurationMs } from "./duration.ts";
 
 export interface RunFlags {
   runtime?: string;
@@ -101,7 +109,7 @@ function retriesOf(s: string): number {
 
 /** `--ttl` takes seconds (`300`) or a duration (`5m`). */
 function ttlSecondsOf(s: string): number {
-  const n = /^[0-9]+$/.test(s) ? Number(s) : (parseDurationMs(s) ?? Number.NaN) / 1000;
+  const n = /^[0-9]+$/.test(s) ? Number(s) : (parseApiDuration(s) ?? Number.NaN) / 1000;
   if (!Number.isFinite(n) || n > Limits.ttlSeconds || !Number.isInteger(n))
     throw CliError.usage(`--ttl "${s}" must be whole seconds (e.g. 300) or a duration (e.g. 10m, 1h)`);
   return n;
