@@ -10,5 +10,7 @@ export type { ClusterConnection } from "./src/kubeconfig.ts";
 export { KubeconfigError, loadInCluster, loadKubeconfigFile, resolveConnection } from "./src/kubeconfig.ts";
 export type { ResourceRef } from "./src/paths.ts";
 export { path, R, resourcePath } from "./src/paths.ts";
+export type { TextLinesOptions } from "./src/text-lines.ts";
+export { textLines } from "./src/text-lines.ts";
 export type { WatchEvent, WatchEventType } from "./src/watch.ts";
 export { watchStream } from "./src/watch.ts";

@@ -3,9 +3,8 @@
  * apiserver (`GET …/pods/<pod>/log?container=runtimed`), optionally following it live.
  */
 import { RUNTIMED_CONTAINER } from "@kruntimes/api";
-import { type KubeClient, path, R } from "@kruntimes/kube";
+import { type KubeClient, path, R, textLines } from "@kruntimes/kube";
 import { matches, type OutputFilter, type OutputLine, parseOutputLine } from "./output-line.ts";
-import { textLines } from "./text-lines.ts";
 
 export interface PodLogQuery {
   namespace: string;
