@@ -8,7 +8,6 @@
  * removes its files; deleting the Runtime and the Runs leaves no maintainer, and the claim stays.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,19 +21,17 @@ import {
   RuntimeResource,
 } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
-import YAML from "yaml";
 import {
   type ControllerProcess,
   startController,
 } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
+import * as art from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
 const cluster = testCluster();
 // Local cluster only: the PV's directory must be on the node agent's host.
 const suite = cluster?.local ? describe : describe.skip;
-const TERMINAL = ["Succeeded", "Failed", "Timeout", "Cancelled"];
-const REPO = join(import.meta.dir, "../..");
 const PVS = { version: "v1", plural: "persistentvolumes" } as const;
 const PVCS = { version: "v1", plural: "persistentvolumeclaims" } as const;
 setDefaultTimeout(90_000);
@@ -61,75 +58,15 @@ suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, ma
   let n = 0;
 
   const get = (name: string) => client.get<Run>(path(RunResource, ns.name, name));
-  const sha = (b: Uint8Array | string) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
-  async function runToEnd(inline: string, name = `f${n++}`): Promise<Run> {
-    await client.create<Run>(path(RunResource, ns.name), {
-      apiVersion: "kruntimes.io/v1alpha1",
-      kind: "Run",
-      metadata: { name },
-      spec: { runtime: "bash", mode: { task: {} }, source: { inline } },
-    });
-    return eventually(`${name} finished`, async () => {
-      const r = await get(name);
-      return TERMINAL.includes(r.status?.phase ?? "") ? r : undefined;
-    });
-  }
+  const runToEnd = (inline: string, name = `f${n++}`) => art.runToEnd(client, ns.name, name, inline);
 
   async function readerKubeconfig(): Promise<string> {
-    const sa = "reader";
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
-    await client.create(path(R.roles, ns.name), {
-      metadata: { name: sa },
-      rules: [{ apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get"] }],
-    });
-    await client.create(path(R.roleBindings, ns.name), {
-      metadata: { name: sa },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: sa },
-      subjects: [{ kind: "ServiceAccount", name: sa, namespace: ns.name }],
-    });
-    const tr = await client.create<{ status: { token: string } }>(
-      `${path(R.serviceAccounts, ns.name, sa)}/token`,
-      { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
-    );
-    const admin = YAML.parse(readFileSync(cluster?.kubeconfig as string, "utf8"));
+    const token = await art.serviceAccountToken(client, ns.name, "reader", { getRuns: [] });
     const file = join(work, "reader.kubeconfig");
-    writeFileSync(
-      file,
-      YAML.stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: admin.clusters,
-        users: [{ name: sa, user: { token: tr.status.token } }],
-        contexts: [{ name: sa, context: { cluster: admin.clusters[0].name, user: sa, namespace: ns.name } }],
-        "current-context": sa,
-      }),
-    );
-    return file;
+    return art.tokenKubeconfig(cluster?.kubeconfig as string, ns.name, "reader", token, file);
   }
-
-  async function maintainerEndpoint(storeId: string): Promise<string> {
-    return eventually(
-      "maintainer pod ready",
-      async () => {
-        const pods = await client.list<{
-          status?: { podIP?: string; conditions?: { type: string; status: string }[] };
-        }>(path(R.pods, ns.name), { labelSelector: `${Labels.artifactStore}=${storeId}` });
-        const p = pods.items.find((x) =>
-          x.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
-        );
-        return p?.status?.podIP ? `http://${p.status.podIP}:8090` : undefined;
-      },
-      60_000,
-    );
-  }
-
-  function krt(kubeconfig: string, ...args: string[]) {
-    const p = Bun.spawnSync(["bun", "krt/main.ts", ...args], {
-      cwd: REPO,
-      env: { ...process.env, KUBECONFIG: kubeconfig },
-    });
-    return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
-  }
+  const maintainerEndpoint = (storeId: string) => art.maintainerEndpoint(client, ns.name, storeId);
+  const krt = art.krtCli;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "krt-e2e-fs-artifacts-"));
@@ -214,14 +151,8 @@ suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, ma
   }, 180_000);
 
   afterAll(async () => {
-    if (ns) {
-      // Runs hold the finalizer until the maintainer deletes their artifacts; release leftovers.
-      const runs = await client.list<Run>(path(RunResource, ns.name)).catch(() => ({ items: [] as Run[] }));
-      for (const r of runs.items)
-        await client
-          .patch(path(RunResource, ns.name, r.metadata.name), { metadata: { finalizers: null } }, "merge")
-          .catch(() => {});
-    }
+    // Runs hold the finalizer until the maintainer deletes their artifacts; release leftovers.
+    if (ns) await art.releaseRuns(client, ns.name);
     ctl?.kill();
     await ctl?.exited;
     await ns?.remove();
@@ -244,12 +175,12 @@ suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, ma
     const [out, report] = refs as [(typeof refs)[0], (typeof refs)[0]];
     expect(report.location).toBe(`${ns.name}/${r.metadata.uid}/1/report.txt`);
     expect(report.size).toBe(16);
-    expect(report.digest).toBe(sha("hello artifacts\n"));
+    expect(report.digest).toBe(art.sha256Digest("hello artifacts\n"));
     // What status says is what is on the volume.
     expect(readFileSync(join(storeDir, report.location), "utf8")).toBe("hello artifacts\n");
     const archive = readFileSync(join(storeDir, out.location));
     expect(archive.length).toBe(out.size as number);
-    expect(sha(archive)).toBe(out.digest as string);
+    expect(art.sha256Digest(archive)).toBe(out.digest as string);
     const tar = Bun.spawnSync(["tar", "-xzOf", join(storeDir, out.location), "sub/one.txt"]);
     expect(tar.stdout.toString()).toBe("one\n");
     expect(r.metadata.finalizers).toContain(ARTIFACTS_FINALIZER);
@@ -337,18 +268,7 @@ suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, ma
       async () => (await client.list<Run>(path(RunResource, ns.name))).items.length === 0,
       60_000,
     );
-    await eventually(
-      "the maintainer is removed",
-      async () => {
-        const gone = async (p: string) => !(await client.get(p).catch(() => undefined));
-        return (
-          (await gone(path(R.deployments, ns.name, maintainerName(storeId)))) &&
-          (await gone(path(R.serviceAccounts, ns.name, maintainerName(storeId)))) &&
-          (await gone(path(R.services, ns.name, maintainerName(storeId))))
-        );
-      },
-      30_000,
-    );
+    await art.maintainerRemoved(client, ns.name, storeId);
     await eventually(
       "no maintainer pod left",
       async () =>

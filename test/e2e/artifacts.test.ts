@@ -9,12 +9,12 @@
  * deleting the Runtime leaves the maintainer only until no Run needs it.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   ARTIFACTS_FINALIZER,
+  isTerminalPhase,
   Labels,
   maintainerName,
   type Run,
@@ -31,11 +31,11 @@ import {
 import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
 import { S3Store } from "../../runtimed/artifacts/s3-store.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
+import * as art from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
-const TERMINAL = ["Succeeded", "Failed", "Timeout", "Cancelled"];
 const REPO = join(import.meta.dir, "../..");
 setDefaultTimeout(90_000);
 
@@ -48,18 +48,7 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
   let n = 0;
 
   const get = (name: string) => client.get<Run>(path(RunResource, ns.name, name));
-  async function runToEnd(inline: string, name = `a${n++}`): Promise<Run> {
-    await client.create<Run>(path(RunResource, ns.name), {
-      apiVersion: "kruntimes.io/v1alpha1",
-      kind: "Run",
-      metadata: { name },
-      spec: { runtime: "bash", mode: { task: {} }, source: { inline } },
-    });
-    return eventually(`${name} finished`, async () => {
-      const r = await get(name);
-      return TERMINAL.includes(r.status?.phase ?? "") ? r : undefined;
-    });
-  }
+  const runToEnd = (inline: string, name = `a${n++}`) => art.runToEnd(client, ns.name, name, inline);
   const store = () =>
     new S3Store({
       bucket: "krt",
@@ -70,63 +59,20 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
       accessKeyId: s3.accessKeyId,
       secretAccessKey: s3.secretAccessKey,
     });
-  const sha = (b: Uint8Array | string) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
 
   /** A kubeconfig for a ServiceAccount (bearer token), optionally allowed to get Runs. */
   async function tokenKubeconfig(sa: string, allowed: boolean): Promise<string> {
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
-    if (allowed) {
-      await client.create(path(R.roles, ns.name), {
-        metadata: { name: sa },
-        rules: [{ apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get"] }],
-      });
-      await client.create(path(R.roleBindings, ns.name), {
-        metadata: { name: sa },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: sa },
-        subjects: [{ kind: "ServiceAccount", name: sa, namespace: ns.name }],
-      });
-    }
-    const tr = await client.create<{ status: { token: string } }>(
-      `${path(R.serviceAccounts, ns.name, sa)}/token`,
-      { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
-    );
-    const admin = YAML.parse(readFileSync(cluster?.kubeconfig as string, "utf8"));
-    const cfg = {
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: admin.clusters,
-      users: [{ name: sa, user: { token: tr.status.token } }],
-      contexts: [{ name: sa, context: { cluster: admin.clusters[0].name, user: sa, namespace: ns.name } }],
-      "current-context": sa,
-    };
-    const file = join(work, `${sa}.kubeconfig`);
-    writeFileSync(file, YAML.stringify(cfg));
-    return file;
-  }
-
-  async function maintainerEndpoint(storeId: string): Promise<string> {
-    return eventually(
-      "maintainer pod ready",
-      async () => {
-        const pods = await client.list<{
-          status?: { podIP?: string; conditions?: { type: string; status: string }[] };
-        }>(path(R.pods, ns.name), { labelSelector: `${Labels.artifactStore}=${storeId}` });
-        const p = pods.items.find((x) =>
-          x.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
-        );
-        return p?.status?.podIP ? `http://${p.status.podIP}:8090` : undefined;
-      },
-      60_000,
+    const token = await art.serviceAccountToken(client, ns.name, sa, allowed ? { getRuns: [] } : {});
+    return art.tokenKubeconfig(
+      cluster?.kubeconfig as string,
+      ns.name,
+      sa,
+      token,
+      join(work, `${sa}.kubeconfig`),
     );
   }
-
-  function krt(kubeconfig: string, ...args: string[]) {
-    const p = Bun.spawnSync(["bun", "krt/main.ts", ...args], {
-      cwd: REPO,
-      env: { ...process.env, KUBECONFIG: kubeconfig },
-    });
-    return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
-  }
+  const maintainerEndpoint = (storeId: string) => art.maintainerEndpoint(client, ns.name, storeId);
+  const krt = art.krtCli;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "krt-e2e-artifacts-"));
@@ -183,14 +129,8 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
   }, 180_000);
 
   afterAll(async () => {
-    if (ns) {
-      // Runs hold the finalizer until the maintainer deletes their artifacts; release leftovers.
-      const runs = await client.list<Run>(path(RunResource, ns.name)).catch(() => ({ items: [] as Run[] }));
-      for (const r of runs.items)
-        await client
-          .patch(path(RunResource, ns.name, r.metadata.name), { metadata: { finalizers: null } }, "merge")
-          .catch(() => {});
-    }
+    // Runs hold the finalizer until the maintainer deletes their artifacts; release leftovers.
+    if (ns) await art.releaseRuns(client, ns.name);
     ctl?.kill();
     await ctl?.exited;
     await ns?.remove();
@@ -227,7 +167,7 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
     ]);
     const report = refs[1]!;
     expect(report.size).toBe(16);
-    expect(report.digest).toBe(sha("hello artifacts\n"));
+    expect(report.digest).toBe(art.sha256Digest("hello artifacts\n"));
     expect(report.location).toBe(`s3://krt/e2e/${ns.name}/${r.metadata.uid}/1/report.txt`);
     expect(r.metadata.finalizers).toContain(ARTIFACTS_FINALIZER);
     expect(r.metadata.labels?.[Labels.artifactStore]).toMatch(/^[0-9a-f]{12}$/);
@@ -373,19 +313,19 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
     expect(other.status?.phase).toBe("Succeeded");
     expect(Date.now() - t0).toBeLessThan(5000);
     await Bun.sleep(1000);
-    expect(TERMINAL).not.toContain((await get(name)).status?.phase ?? "");
+    expect(isTerminalPhase((await get(name)).status?.phase)).toBe(false);
     await s3.start();
     const r = await eventually(
       `${name} finished`,
       async () => {
         const x = await get(name);
-        return TERMINAL.includes(x.status?.phase ?? "") ? x : undefined;
+        return isTerminalPhase(x.status?.phase) ? x : undefined;
       },
       60_000,
     );
     expect(r.status?.phase).toBe("Succeeded");
     expect(r.status?.stdoutTail).toBe("result\n");
-    expect(r.status?.artifactRefs?.[0]?.digest).toBe(sha("survived\n"));
+    expect(r.status?.artifactRefs?.[0]?.digest).toBe(art.sha256Digest("survived\n"));
     const obj = await store().get(`${ns.name}/${r.metadata.uid}/1/after.txt`);
     expect(await new Response(obj?.body).text()).toBe("survived\n");
   });
@@ -410,26 +350,7 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
       async () => (await client.list<Run>(path(RunResource, ns.name))).items.length === 0,
       60_000,
     );
-    await eventually(
-      "the maintainer is removed",
-      async () => {
-        const gone = async (p: string) => !(await client.get(p).catch(() => undefined));
-        return (
-          (await gone(path(R.deployments, ns.name, maintainerName(storeId)))) &&
-          (await gone(path(R.serviceAccounts, ns.name, maintainerName(storeId)))) &&
-          (await gone(path(R.services, ns.name, maintainerName(storeId)))) &&
-          (await gone(path(R.roles, ns.name, maintainerName(storeId)))) &&
-          (await gone(
-            path(
-              { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings" },
-              undefined,
-              `${maintainerName(storeId)}-${ns.name}`,
-            ),
-          ))
-        );
-      },
-      30_000,
-    );
+    await art.maintainerRemoved(client, ns.name, storeId);
     const left = await store().deletePrefix(`${ns.name}/`);
     expect(left).toBe(0);
   });

@@ -5,7 +5,6 @@
  * recorded digest; deleting a Run deletes every attempt's objects and removes only our finalizer.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,9 +17,10 @@ import {
   RunResource,
   snapshotJson,
 } from "@kruntimes/api";
-import { type KubeClient, path, R } from "@kruntimes/kube";
+import { type KubeClient, path } from "@kruntimes/kube";
 import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { FilesystemStore } from "../../runtimed/artifacts/fs-store.ts";
+import { serviceAccountToken, sha256Digest } from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
 const cluster = testCluster();
@@ -70,7 +70,7 @@ suite("artifact maintainer (filesystem store, real apiserver)", () => {
               location: `${ns.name}/${uid}/2/report.txt`,
               attempt: 2,
               size: body.length,
-              digest: `sha256:${createHash("sha256").update(body).digest("hex")}`,
+              digest: sha256Digest(body),
               contentType: "text/plain",
             },
           ],
@@ -81,36 +81,12 @@ suite("artifact maintainer (filesystem store, real apiserver)", () => {
     return run;
   }
 
-  async function token(sa: string, allowed: boolean, names = ["one"]): Promise<string> {
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
-    if (allowed) {
-      await client.create(path(R.roles, ns.name), {
-        metadata: { name: sa },
-        rules: [
-          {
-            apiGroups: ["kruntimes.io"],
-            resources: ["runs"],
-            verbs: ["get"],
-            ...(names.length ? { resourceNames: names } : {}),
-          },
-        ],
-      });
-      await client.create(path(R.roleBindings, ns.name), {
-        metadata: { name: sa },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: sa },
-        subjects: [{ kind: "ServiceAccount", name: sa, namespace: ns.name }],
-      });
-    }
-    const tr = await client.create<{ status: { token: string } }>(
-      `${path(R.serviceAccounts, ns.name, sa)}/token`,
-      {
-        apiVersion: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        spec: { expirationSeconds: 600 },
-      },
-    );
-    return tr.status.token;
-  }
+  /** A token allowed to `get` the Runs named (default "one"; [] = every Run), or nothing at all. */
+  const token = (sa: string, allowed: boolean, names = ["one"]) =>
+    serviceAccountToken(client, ns.name, sa, {
+      ...(allowed ? { getRuns: names } : {}),
+      expirationSeconds: 600,
+    });
 
   beforeAll(async () => {
     await installCrds(client);
@@ -165,9 +141,7 @@ suite("artifact maintainer (filesystem store, real apiserver)", () => {
     expect(res.status).toBe(200);
     const body = await res.text();
     expect(body).toBe("report of one\n");
-    expect(res.headers.get("x-kruntimes-digest")).toBe(
-      `sha256:${createHash("sha256").update(body).digest("hex")}`,
-    );
+    expect(res.headers.get("x-kruntimes-digest")).toBe(sha256Digest(body));
     // The Role names only Run "one".
     const other = await fetch(`${base}/v1/runs/two/artifacts/report.txt`, {
       headers: { authorization: `Bearer ${ok}` },
