@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
 import { startController } from "../../controller/testing/cluster/controller-process.ts";
-import { installCrds } from "../../test/e2e/krt-binary.ts";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { testNamespace } from "../../test/support/cluster.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");

@@ -3,46 +3,28 @@
  * namespace) and real runtimed + Runtime Server pods — every number comes from real Runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { BenchResult } from "../../bench/hotpath/bench.ts";
-import {
-  type ControllerProcess,
-  startController,
-} from "../../controller/testing/cluster/controller-process.ts";
-import { testCluster, testNamespace } from "../support/cluster.ts";
-import { buildKrt, installCrds, runKrt, startKrt } from "./krt-binary.ts";
+import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
+import { testCluster, type testNamespace } from "../support/cluster.ts";
+import { type RealRunsEnv, realRunsEnv, runKrt, runsExecute, startKrt } from "./krt-binary.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const cluster = testCluster();
-// Runs execute only with runtimed and the Runtime Server in the tree.
-const executable =
-  existsSync(join(ROOT, "runtimed/main.ts")) && existsSync(join(ROOT, "runtimes/server/main.ts"));
-const suite = cluster && executable ? describe : describe.skip;
+const suite = cluster && runsExecute ? describe : describe.skip;
 
 suite("krt bench (compiled binary, real Runs)", () => {
   const client = cluster?.client as KubeClient;
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   let controller: ControllerProcess | undefined;
   let bin = "";
+  let env: RealRunsEnv | undefined;
 
   beforeAll(async () => {
-    bin = await buildKrt();
-    await installCrds(client);
-    ns = await testNamespace(client, "krt-bench");
-    controller = startController({
-      namespace: ns.name,
-      kubeconfig: cluster?.kubeconfig ?? "",
-      runtimed: "real",
-    });
+    env = await realRunsEnv(client, cluster?.kubeconfig ?? "", "krt-bench");
+    ({ bin, ns, controller } = env);
   }, 120_000);
-  afterAll(async () => {
-    controller?.kill();
-    await controller?.exited;
-    await ns?.remove();
-  });
+  afterAll(() => env?.close());
 
   test("a tiny hot-path run: every Run succeeds, each stage is measured, baselines run, nothing is left", async () => {
     const r = await runKrt(

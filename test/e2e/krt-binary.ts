@@ -2,12 +2,16 @@
  * The compiled krt binary for the e2e suites: built once per test process by krt/build.sh, run
  * with a clean environment pointing at the test cluster. Streaming runs expose stdout as it comes.
  */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CustomResourceDefinition, crds } from "@kruntimes/api";
-import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
-import { eventually } from "../support/cluster.ts";
+import type { KubeClient } from "@kruntimes/kube";
+import {
+  type ControllerProcess,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
+import { testNamespace } from "../support/cluster.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let built: Promise<string> | undefined;
@@ -103,25 +107,36 @@ export function startKrt(bin: string, args: string[], opts: KrtOptions): LiveKrt
   };
 }
 
-/** Creates (or updates) the kruntimes CRDs and waits until they are served. */
-export async function installCrds(client: KubeClient): Promise<void> {
-  for (const crd of crds) await installCrd(client, crd);
+/** True when runtimed and the Runtime Server are in the tree, so Runs really execute. */
+export const runsExecute =
+  existsSync(join(ROOT, "runtimed/main.ts")) && existsSync(join(ROOT, "runtimes/server/main.ts"));
+
+/** What a suite whose Runs really execute stands on; `close` stops the controller, drops the namespace. */
+export interface RealRunsEnv {
+  bin: string;
+  ns: Awaited<ReturnType<typeof testNamespace>>;
+  controller: ControllerProcess;
+  close(): Promise<void>;
 }
 
-async function installCrd(client: KubeClient, crd: CustomResourceDefinition): Promise<void> {
-  const at = path(R.crds, undefined, crd.metadata.name);
-  try {
-    await client.create(path(R.crds), crd);
-  } catch (e) {
-    if (!(e instanceof KubeError && e.code === 409)) throw e;
-    const existing = await client.get<{ metadata: { resourceVersion: string } }>(at);
-    await client.replace(at, {
-      ...crd,
-      metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion },
-    });
-  }
-  await eventually(`CRD ${crd.metadata.name} Established`, async () => {
-    const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(at);
-    return got.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
-  });
+/** krt built, the CRDs installed, a fresh namespace, and a controller for it running real runtimed. */
+export async function realRunsEnv(
+  client: KubeClient,
+  kubeconfig: string,
+  nsPrefix: string,
+): Promise<RealRunsEnv> {
+  const bin = await buildKrt();
+  await installCrds(client);
+  const ns = await testNamespace(client, nsPrefix);
+  const controller = startController({ namespace: ns.name, kubeconfig, runtimed: "real" });
+  return {
+    bin,
+    ns,
+    controller,
+    async close() {
+      controller.kill();
+      await controller.exited;
+      await ns.remove();
+    },
+  };
 }

@@ -9,9 +9,10 @@ import { dirname, join } from "node:path";
 import { Annotations, RUN_KIND, type Run, RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import YAML from "yaml";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { ExitCode } from "../../krt/exit-codes.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
-import { buildKrt, installCrds, type KrtResult, runKrt } from "./krt-binary.ts";
+import { buildKrt, type KrtResult, runKrt } from "./krt-binary.ts";
 
 const cluster = testCluster();
 const suite = cluster ? describe : describe.skip;

@@ -6,9 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Labels, type Run, RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { ExitCode } from "../../krt/exit-codes.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
-import { buildKrt, installCrds, type KrtResult, runKrt, startKrt } from "./krt-binary.ts";
+import { buildKrt, type KrtResult, runKrt, startKrt } from "./krt-binary.ts";
 
 const cluster = testCluster();
 const suite = cluster ? describe : describe.skip;

@@ -4,43 +4,30 @@
  * including the output of an attempt that timed out.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { KubeClient } from "@kruntimes/kube";
 import { createPool, waitPoolReady } from "../../bench/hotpath/runtime-pool.ts";
-import {
-  type ControllerProcess,
-  startController,
-} from "../../controller/testing/cluster/controller-process.ts";
+import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
 import { ExitCode } from "../../krt/exit-codes.ts";
-import { testCluster, testNamespace } from "../support/cluster.ts";
-import { buildKrt, installCrds, type KrtResult, runKrt } from "./krt-binary.ts";
+import { testCluster, type testNamespace } from "../support/cluster.ts";
+import { type KrtResult, type RealRunsEnv, realRunsEnv, runKrt, runsExecute } from "./krt-binary.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const cluster = testCluster();
-const executable =
-  existsSync(join(ROOT, "runtimed/main.ts")) && existsSync(join(ROOT, "runtimes/server/main.ts"));
-const suite = cluster && executable ? describe : describe.skip;
+const suite = cluster && runsExecute ? describe : describe.skip;
 
 suite("krt with real runtimed (compiled binary)", () => {
   const client = cluster?.client as KubeClient;
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   let controller: ControllerProcess | undefined;
   let bin = "";
+  let env: RealRunsEnv | undefined;
   const krt = (...args: string[]): Promise<KrtResult> =>
     runKrt(bin, [...args.slice(0, 1), "-n", ns.name, ...args.slice(1)], {
       kubeconfig: cluster?.kubeconfig ?? "",
     });
 
   beforeAll(async () => {
-    bin = await buildKrt();
-    await installCrds(client);
-    ns = await testNamespace(client, "krt-runtimed");
-    controller = startController({
-      namespace: ns.name,
-      kubeconfig: cluster?.kubeconfig ?? "",
-      runtimed: "real",
-    });
+    env = await realRunsEnv(client, cluster?.kubeconfig ?? "", "krt-runtimed");
+    ({ bin, ns, controller } = env);
     const pool = {
       namespace: ns.name,
       name: "bash",
@@ -51,11 +38,7 @@ suite("krt with real runtimed (compiled binary)", () => {
     await createPool(client, pool);
     await waitPoolReady(client, pool, 120_000, new AbortController().signal);
   }, 180_000);
-  afterAll(async () => {
-    controller?.kill();
-    await controller?.exited;
-    await ns?.remove();
-  });
+  afterAll(() => env?.close());
 
   test("run --follow streams both streams and exits with the script's code; logs prints them again", async () => {
     const r = await krt(

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  type CustomResourceDefinition,
   crds,
   DEFAULT_RETRY_ON,
   GROUP,
@@ -18,8 +17,9 @@ import {
   type Runtime,
   RuntimeResource,
 } from "@kruntimes/api";
-import { type KubeClient, KubeError, path, R, resourcePath } from "@kruntimes/kube";
+import { type KubeClient, KubeError, path, resourcePath } from "@kruntimes/kube";
 import YAML from "yaml";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
 const cluster = testCluster();
@@ -931,31 +931,13 @@ async function outcomeOf<T>(what: Promise<T>, expected: Outcome, label: string):
   }
 }
 
-async function installCrd(client: KubeClient, crd: CustomResourceDefinition): Promise<void> {
-  const at = path(R.crds, undefined, crd.metadata.name);
-  try {
-    await client.create(path(R.crds), crd);
-  } catch (e) {
-    if (!(e instanceof KubeError && e.code === 409)) throw e;
-    const existing = await client.get<{ metadata: { resourceVersion: string } }>(at);
-    await client.replace(at, {
-      ...crd,
-      metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion },
-    });
-  }
-  await eventually(`CRD ${crd.metadata.name} Established`, async () => {
-    const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(at);
-    return got.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
-  });
-}
-
 suite("Runtime and Run CRD validation", () => {
   const client: KubeClient = cluster?.client as KubeClient;
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   let counter = 0;
 
   beforeAll(async () => {
-    for (const crd of crds) await installCrd(client, crd);
+    await installCrds(client);
     ns = await testNamespace(client, "crd-validation");
     // The first writes after a CRD is established can miss the new resource: wait until one lands.
     await eventually("Run resource served", () =>

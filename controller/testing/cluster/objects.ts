@@ -4,15 +4,17 @@ import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { Pod } from "../../kube-types.ts";
 import { podReady } from "../../kube-types.ts";
 
+/** Applies the kruntimes CRDs (server-side, forced) and waits until each is Established. */
 export async function installCrds(client: KubeClient): Promise<void> {
   for (const crd of crds)
     await client.apply(path(R.crds, undefined, crd.metadata.name), crd, "kruntimes-tests", true);
   for (const crd of crds) {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; ; i++) {
       const got = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
         path(R.crds, undefined, crd.metadata.name),
       );
       if (got.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")) break;
+      if (i === 300) throw new Error(`CRD ${crd.metadata.name} not Established after 30s`);
       await Bun.sleep(100);
     }
   }
