@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
 import { binaryPath } from "../localcluster/binaries.ts";
+import { type ProcessResult, runProcess } from "../support/process.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const CHART = join(ROOT, "chart");
@@ -33,18 +34,12 @@ export function helmPath(): string | undefined {
 export const HELM_MISSING =
   "helm is not built: run `bash test/localcluster/build/build-binaries.sh helm` (scripts/test.sh does)";
 
-export interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs helm with its own config/cache dirs, so a developer's repositories never leak in. */
-export async function helm(args: string[], kubeconfig?: string): Promise<Result> {
+export async function helm(args: string[], kubeconfig?: string): Promise<ProcessResult> {
   const bin = helmPath();
   if (!bin) throw new Error(HELM_MISSING);
   const home = join(ROOT, "node_modules", ".cache", "helm-tests");
-  const proc = Bun.spawn([bin, ...args], {
+  return runProcess([bin, ...args], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
@@ -54,15 +49,7 @@ export async function helm(args: string[], kubeconfig?: string): Promise<Result>
       HELM_DATA_HOME: join(home, "data"),
       ...(kubeconfig ? { KUBECONFIG: kubeconfig } : {}),
     },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
 }
 
 /** `helm template` with --set pairs; throws with helm's own message when rendering fails. */

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "@kruntimes/kube";
 import { testCluster } from "../support/cluster.ts";
+import { runProcess } from "../support/process.ts";
 import { applyChartCrds, HELM_MISSING, helmPath, ROOT, removeRelease } from "./chart-support.ts";
 
 const cluster = testCluster();
@@ -28,17 +29,14 @@ suite("scripts/up.sh on an existing cluster", () => {
   }, 120_000);
 
   test("installs kruntimes and prints a first Run that succeeded", async () => {
-    const proc = Bun.spawn(["bash", "scripts/up.sh"], {
+    const {
+      code,
+      stdout: out,
+      stderr: err,
+    } = await runProcess(["bash", "scripts/up.sh"], {
       cwd: ROOT,
       env: { ...process.env, KUBECONFIG: kubeconfig },
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [out, err, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
     expect({ code, err: code === 0 ? "" : err.slice(-4000) }).toEqual({ code: 0, err: "" });
     expect(out).toContain("runtime.kruntimes.io/bash condition met");
     expect(out).toMatch(/hello from bash-\S+, GNU bash, version 5/);

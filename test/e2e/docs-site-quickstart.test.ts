@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import type { KubeClient } from "@kruntimes/kube";
 import { binaryPath } from "../localcluster/binaries.ts";
 import { testCluster } from "../support/cluster.ts";
+import { runProcess } from "../support/process.ts";
 import { applyChartCrds, HELM_MISSING, helmPath, ROOT, removeRelease } from "./chart-support.ts";
 import { shellBlocks } from "./docs-site-support.ts";
 
@@ -56,21 +57,18 @@ suite("quickstart (docs/quickstart.md, run as written)", () => {
         .map((b) => `echo "::block ${b.i}::"\n${b.code}`),
       'echo "::done::"',
     ].join("\n");
-    const proc = Bun.spawn(["bash", "-c", script], {
+    const {
+      code,
+      stdout: out,
+      stderr: err,
+    } = await runProcess(["bash", "-c", script], {
       cwd: ROOT,
       env: {
         PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
         HOME: home,
         KUBECONFIG: kubeconfig,
       },
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [out, err, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
     const failedBlock = [...out.matchAll(/::block (\d+)::/g)].at(-1)?.[1];
     expect({
       code,

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join, normalize } from "node:path";
 import { type Browser, chromium } from "playwright-core";
+import { runProcess } from "../support/process.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const DIST = join(ROOT, "docs", ".vitepress", "dist");
@@ -15,17 +16,8 @@ export const CHROMIUM_MISSING =
 
 /** `vitepress build`; throws with its output (dead links, syntax errors) when it fails. */
 export async function buildSite(): Promise<void> {
-  const proc = Bun.spawn(["bun", "run", "--cwd", "docs", "build"], {
-    cwd: ROOT,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  if (code !== 0) throw new Error(`docs build failed (exit ${code}):\n${out}\n${err}`);
+  const { code, stdout, stderr } = await runProcess(["bun", "run", "--cwd", "docs", "build"], { cwd: ROOT });
+  if (code !== 0) throw new Error(`docs build failed (exit ${code}):\n${stdout}\n${stderr}`);
 }
 
 /** Serves DIST like a static host: `/x` and `/x.html` are the same page, `/d/` is `d/index.html`. */

@@ -12,6 +12,7 @@ import {
 } from "../../controller/testing/cluster/controller-process.ts";
 import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { testNamespace } from "../support/cluster.ts";
+import { type ProcessResult, runProcess } from "../support/process.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let built: Promise<string> | undefined;
@@ -28,11 +29,7 @@ export function buildKrt(): Promise<string> {
   return built;
 }
 
-export interface KrtResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type KrtResult = ProcessResult;
 
 export interface KrtOptions {
   kubeconfig: string;
@@ -40,23 +37,16 @@ export interface KrtOptions {
   stdin?: string;
 }
 
-function spawnKrt(bin: string, args: string[], opts: KrtOptions) {
-  return Bun.spawn([bin, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), KUBECONFIG: opts.kubeconfig, ...opts.env },
-    stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-}
+/** A clean environment: PATH, a throwaway HOME and the test cluster's kubeconfig. */
+const krtEnv = (opts: KrtOptions) => ({
+  PATH: process.env.PATH ?? "",
+  HOME: tmpdir(),
+  KUBECONFIG: opts.kubeconfig,
+  ...opts.env,
+});
 
-export async function runKrt(bin: string, args: string[], opts: KrtOptions): Promise<KrtResult> {
-  const proc = spawnKrt(bin, args, opts);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
+export function runKrt(bin: string, args: string[], opts: KrtOptions): Promise<KrtResult> {
+  return runProcess([bin, ...args], { env: krtEnv(opts), stdin: opts.stdin });
 }
 
 /** A running krt whose output so far can be read while it runs. */
@@ -72,7 +62,12 @@ export interface LiveKrt {
 }
 
 export function startKrt(bin: string, args: string[], opts: KrtOptions): LiveKrt {
-  const proc = spawnKrt(bin, args, opts);
+  const proc = Bun.spawn([bin, ...args], {
+    env: krtEnv(opts),
+    stdin: opts.stdin !== undefined ? new Blob([opts.stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let out = "";
   let err = "";
   const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {
