@@ -3,7 +3,7 @@
 export type { KubeList, KubeObject, ObjectMeta, PatchType, RequestOptions } from "./src/client.ts";
 export { KubeClient } from "./src/client.ts";
 export type { KubeStatus } from "./src/errors.ts";
-export { isConflict, isFenceFailed, isGone, isNotFound, KubeError } from "./src/errors.ts";
+export { isConflict, isFenceFailed, isGone, isNotFound, KubeError, unlessNotFound } from "./src/errors.ts";
 export type { InformerHandlers, InformerOptions } from "./src/informer.ts";
 export { Informer, keyOf } from "./src/informer.ts";
 export type { ClusterConnection } from "./src/kubeconfig.ts";

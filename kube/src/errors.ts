@@ -35,3 +35,13 @@ export const isConflict = (e: unknown) => KubeError.is(e, 409);
 /** A JSON-patch `test` op that failed: the fence did not hold. */
 export const isFenceFailed = (e: unknown) => KubeError.is(e, 422) || KubeError.is(e, 409);
 export const isGone = (e: unknown) => KubeError.is(e, 410);
+
+/** The request's result, or undefined when the object does not exist (404); other errors throw. */
+export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}

@@ -4,7 +4,7 @@
  * volume only when such a claim is bound to it — the same reads a kubelet makes. A missing object
  * is `undefined`; other API errors propagate so the pod sync retries with backoff.
  */
-import { isNotFound, type KubeClient, path } from "@kruntimes/kube";
+import { type KubeClient, path, unlessNotFound } from "@kruntimes/kube";
 import type { PersistentVolume, PersistentVolumeClaim } from "./types.ts";
 
 const PVCS = { version: "v1", plural: "persistentvolumeclaims" } as const;
@@ -18,20 +18,11 @@ export interface ClaimSource {
 export class ApiClaimSource implements ClaimSource {
   constructor(private readonly client: KubeClient) {}
 
-  private async getOrUndefined<T>(p: string): Promise<T | undefined> {
-    try {
-      return await this.client.get<T>(p);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  }
-
   claim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined> {
-    return this.getOrUndefined(path(PVCS, namespace, name));
+    return unlessNotFound(this.client.get<PersistentVolumeClaim>(path(PVCS, namespace, name)));
   }
 
   volume(name: string): Promise<PersistentVolume | undefined> {
-    return this.getOrUndefined(path(PVS, undefined, name));
+    return unlessNotFound(this.client.get<PersistentVolume>(path(PVS, undefined, name)));
   }
 }

@@ -3,7 +3,7 @@
  * allows exactly those of pods bound to this node). A missing object is `undefined`; any other
  * API error propagates so the pod sync retries with backoff.
  */
-import { isNotFound, type KubeClient, path, R } from "@kruntimes/kube";
+import { type KubeClient, path, R, unlessNotFound } from "@kruntimes/kube";
 import type { ConfigMap, Secret } from "./types.ts";
 
 export interface ObjectSource {
@@ -14,21 +14,12 @@ export interface ObjectSource {
 export class ApiObjectSource implements ObjectSource {
   constructor(private readonly client: KubeClient) {}
 
-  private async getOrUndefined<T>(p: string): Promise<T | undefined> {
-    try {
-      return await this.client.get<T>(p);
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  }
-
   configMap(namespace: string, name: string): Promise<ConfigMap | undefined> {
-    return this.getOrUndefined<ConfigMap>(path(R.configMaps, namespace, name));
+    return unlessNotFound(this.client.get<ConfigMap>(path(R.configMaps, namespace, name)));
   }
 
   secret(namespace: string, name: string): Promise<Secret | undefined> {
-    return this.getOrUndefined<Secret>(path(R.secrets, namespace, name));
+    return unlessNotFound(this.client.get<Secret>(path(R.secrets, namespace, name)));
   }
 }
 
