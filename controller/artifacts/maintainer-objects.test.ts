@@ -3,20 +3,11 @@ import type { Runtime } from "@kruntimes/api";
 import { renderPodTemplate } from "../runtime/render/pod-template.ts";
 import type { Container, PodTemplateSpec } from "../runtime/render/pod-types.ts";
 import { renderRole } from "../runtime/render/rbac.ts";
-import type { RenderOptions } from "../runtime/render/render-options.ts";
-import { aRuntime } from "../testing/fixtures.ts";
+import { aRuntime, renderOptions } from "../testing/fixtures.ts";
 import { maintainerObjects } from "./maintainer-objects.ts";
 import { ARTIFACT_FS_ROOT } from "./store-wiring.ts";
 
-const OPTS: RenderOptions = {
-  runtimedImage: "ghcr.io/kruntimes/runtimed:0.1.0",
-  runtimedPort: 8081,
-  leaseDurationSeconds: 10,
-  heartbeatIntervalMs: 2000,
-  runtimedResources: {},
-  runtimeResources: {},
-  warmPoolMax: 8,
-};
+const OPTS = renderOptions();
 const S3 = {
   s3: { bucket: "b", endpoint: "http://s3:9000", pathStyle: true, credentialsSecretRef: { name: "creds" } },
 };

@@ -1,4 +1,4 @@
-/** Fixture builders for unit tests and the benchmark: Runs, Runtimes, Runtime Pods, Leases. */
+/** Fixture builders for unit tests and the benchmark: Runs, Runtimes, Runtime Pods, Leases, render options. */
 import {
   API_VERSION,
   Labels,
@@ -10,6 +10,7 @@ import {
   type Runtime,
 } from "@kruntimes/api";
 import { type Lease, microTime, type Pod } from "../kube-types.ts";
+import type { RenderOptions } from "../runtime/render/render-options.ts";
 import { CAPACITY_ANNOTATION } from "../scheduler/cache/pod-info.ts";
 
 export interface RunFixture {
@@ -116,4 +117,18 @@ export function aLease(pod: string, holder: string, renewMs: number, namespace =
 /** The status of a Run bound to `pod` (for accounting tests). */
 export function boundTo(pod: string, attempt = 1, phase: RunStatus["phase"] = "Scheduled"): RunStatus {
   return { phase, attempt, assignment: { pod, podUID: `uid-${pod}`, attempt } };
+}
+
+/** The controller's render options as the render tests use them; `o` overrides single fields. */
+export function renderOptions(o: Partial<RenderOptions> = {}): RenderOptions {
+  return {
+    runtimedImage: "ghcr.io/kruntimes/runtimed:0.1.0",
+    runtimedPort: 8081,
+    leaseDurationSeconds: 10,
+    heartbeatIntervalMs: 2000,
+    runtimedResources: {},
+    runtimeResources: {},
+    warmPoolMax: 8,
+    ...o,
+  };
 }

@@ -1,20 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { Annotations, type Runtime } from "@kruntimes/api";
-import { aRuntime } from "../../testing/fixtures.ts";
+import { aRuntime, renderOptions } from "../../testing/fixtures.ts";
 import { renderPodTemplate, TemplateError } from "./pod-template.ts";
 import type { Container, PodTemplateSpec } from "./pod-types.ts";
-import type { RenderOptions } from "./render-options.ts";
 import { renderRuntime } from "./render-runtime.ts";
 
-const OPTS: RenderOptions = {
-  runtimedImage: "ghcr.io/kruntimes/runtimed:0.1.0",
-  runtimedPort: 8081,
-  leaseDurationSeconds: 10,
-  heartbeatIntervalMs: 2000,
+const OPTS = renderOptions({
   runtimedResources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
   runtimeResources: { requests: { cpu: "100m", memory: "128Mi" } },
-  warmPoolMax: 8,
-};
+});
 
 function withTemplate(patch: (rt: Runtime) => void): Runtime {
   const rt = aRuntime("bash", { runs: 4 });

@@ -1,18 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { aRuntime } from "../../testing/fixtures.ts";
+import { aRuntime, renderOptions } from "../../testing/fixtures.ts";
 import { renderPodTemplate } from "./pod-template.ts";
 import type { RenderOptions } from "./render-options.ts";
 import { warmPoolSize, withWarmPool } from "./warm-pool.ts";
 
-const OPTS: RenderOptions = {
-  runtimedImage: "ghcr.io/kruntimes/runtimed:0.1.0",
-  runtimedPort: 8081,
-  leaseDurationSeconds: 10,
-  heartbeatIntervalMs: 2000,
-  runtimedResources: {},
-  runtimeResources: {},
-  warmPoolMax: 8,
-};
+const OPTS = renderOptions();
 
 function runtimeEnv(runs: number, o: RenderOptions = OPTS, env?: { name: string; value: string }[]) {
   const rt = aRuntime("bash", { runs });
