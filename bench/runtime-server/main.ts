@@ -13,7 +13,7 @@ import { EventLog } from "../../runtimes/conformance/event-log.ts";
 import { ServerProcess } from "../../runtimes/conformance/server-process.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 import { type Summary, summarize } from "../hotpath/stats.ts";
-import { renderMarkdown } from "./report.ts";
+import { renderMarkdown, type VariantResult } from "./report.ts";
 
 interface Params {
   iterations: number;
@@ -49,20 +49,6 @@ interface Variant {
   toStarted: number[];
   inProcess: number[];
   warmHits: number;
-}
-
-export interface VariantResult {
-  name: string;
-  language: string;
-  pool: string;
-  /** Call → TaskExited received, ms. */
-  total: Summary;
-  /** Call → TaskStarted received, ms. */
-  toStarted: Summary;
-  /** The server's own started → finished, ms. */
-  inProcess: Summary;
-  /** Share of Runs a warm interpreter took. */
-  warmShare: number;
 }
 
 async function once(v: Variant, uid: string, record: boolean): Promise<void> {

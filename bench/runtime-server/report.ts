@@ -2,19 +2,25 @@
 import type { MachineInfo } from "../hotpath/machine.ts";
 import type { Summary } from "../hotpath/stats.ts";
 
+export interface VariantResult {
+  name: string;
+  language: string;
+  pool: string;
+  /** Call → TaskExited received, ms. */
+  total: Summary;
+  /** Call → TaskStarted received, ms. */
+  toStarted: Summary;
+  /** The server's own started → finished, ms. */
+  inProcess: Summary;
+  /** Share of Runs a warm interpreter took. */
+  warmShare: number;
+}
+
 interface Report {
   date: string;
   machine: MachineInfo;
   params: { iterations: number; warmup: number; gapMs: number; warmPool: number; transport: string };
-  results: Array<{
-    name: string;
-    language: string;
-    pool: string;
-    total: Summary;
-    toStarted: Summary;
-    inProcess: Summary;
-    warmShare: number;
-  }>;
+  results: VariantResult[];
   healthRoundTrip: Summary;
 }
 
