@@ -12,7 +12,7 @@ import { sourceTarget } from "../../runtimes/conformance/conformance.ts";
 import { EventLog } from "../../runtimes/conformance/event-log.ts";
 import { ServerProcess } from "../../runtimes/conformance/server-process.ts";
 import { machineInfo } from "../hotpath/machine.ts";
-import { type Summary, summarize } from "../hotpath/stats.ts";
+import { summarize } from "../hotpath/stats.ts";
 import { renderMarkdown, type VariantResult } from "./report.ts";
 
 interface Params {
