@@ -5,7 +5,7 @@
  * recovery after a restart: what the Runtime Server still runs is re-attached, Running attempts it
  * no longer knows are lost and handled by the retry policy, executions no Run owns are cancelled.
  */
-import { type Run, RunMode, RunPhase, RunResource, runModeOf } from "@kruntimes/api";
+import { type Run, RunMode, RunPhase, RunResource, runModeOf, TERMINAL_PHASES } from "@kruntimes/api";
 import { TaskState } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { Informer, type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { RunArtifacts } from "./artifacts/run-artifacts.ts";
@@ -118,7 +118,7 @@ export class Runtimed {
    */
   private async fieldSelector(): Promise<string | undefined> {
     const pod = `status.assignment.pod=${this.d.o.pod.name}`;
-    const unfinished = ["Succeeded", "Failed", "Timeout", "Cancelled"].map((p) => `status.phase!=${p}`);
+    const unfinished = TERMINAL_PHASES.map((p) => `status.phase!=${p}`);
     for (const sel of [[pod, ...unfinished].join(","), pod]) {
       try {
         await this.d.client.list(path(RunResource, this.d.o.pod.namespace), { fieldSelector: sel, limit: 1 });

@@ -6,7 +6,7 @@
  * tests' namespaces; the cluster-wide default is exercised by the quickstart test.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
+import { isTerminalPhase, type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 import { applyChartCrds, CHART, HELM_MISSING, helm, helmPath } from "./chart-support.ts";
@@ -71,9 +71,7 @@ async function runScript(client: KubeClient, ns: string, runtime: string, script
     `Run ${created.metadata.name} on ${runtime} to finish`,
     async () => {
       const run = await client.get<Run>(path(RunResource, ns, created.metadata.name));
-      return ["Succeeded", "Failed", "Timeout", "Cancelled"].includes(run.status?.phase ?? "")
-        ? run
-        : undefined;
+      return isTerminalPhase(run.status?.phase) ? run : undefined;
     },
     60_000,
   );

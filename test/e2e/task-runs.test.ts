@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Limits, type Run, RunResource, type RunSpec, type Runtime } from "@kruntimes/api";
+import { isTerminalPhase, Limits, type Run, RunResource, type RunSpec, type Runtime } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import {
   type ControllerProcess,
@@ -28,7 +28,6 @@ const cluster = testCluster();
 // this needs the local cluster's node agent.
 const suite = cluster?.local ? describe : describe.skip;
 
-const TERMINAL = ["Succeeded", "Failed", "Timeout", "Cancelled"];
 setDefaultTimeout(60_000);
 
 function runtime(name: string, image: string, replicas: number, runs: number): Runtime {
@@ -84,7 +83,7 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
     );
   }
   const finished = (name: string, timeoutMs?: number) =>
-    until(name, "finished", (r) => TERMINAL.includes(r.status?.phase ?? ""), timeoutMs);
+    until(name, "finished", (r) => isTerminalPhase(r.status?.phase), timeoutMs);
   async function runToEnd(runtimeName: string, spec: Partial<RunSpec>, timeoutMs?: number): Promise<Run> {
     const r = await create(runtimeName, spec);
     return finished(r.metadata.name as string, timeoutMs);
@@ -538,7 +537,7 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       async () => {
         const list = await client.list<Run>(path(RunResource, ns.name));
         const burst = list.items.filter((x) => x.metadata.name?.startsWith("burst-"));
-        return burst.length === 200 && burst.every((x) => TERMINAL.includes(x.status?.phase ?? ""))
+        return burst.length === 200 && burst.every((x) => isTerminalPhase(x.status?.phase))
           ? burst
           : undefined;
       },

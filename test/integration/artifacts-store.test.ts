@@ -6,7 +6,6 @@
  * permanent failure, and deleting a Run's prefix. Needs no cluster.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import type { ArtifactStoreDriver } from "../../runtimed/artifacts/store.ts";
 import { runPrefix } from "../../runtimed/artifacts/store.ts";
 import { UploadFailed, uploadAll } from "../../runtimed/artifacts/uploader.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
+import { sha256Digest } from "../support/artifacts.ts";
 
 const LIMITS = { maxCount: 32, maxArtifactBytes: 64 * 1024 * 1024, maxTotalBytes: 128 * 1024 * 1024 };
 let s3: S3Server;
@@ -59,7 +59,6 @@ async function bytesOf(store: ArtifactStoreDriver, location: string): Promise<Ui
   return new Uint8Array(await new Response(o.body).arrayBuffer());
 }
 
-const sha = (b: Uint8Array | string) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
 const opts = (runUID: string, attempt = 1) => ({
   namespace: "ns1",
   runUID,
@@ -92,13 +91,13 @@ describe.each(drivers)("%s store", (driverName, make) => {
     ]);
     const report = refs[2]!;
     expect(report.size).toBe(16);
-    expect(report.digest).toBe(sha("hello artifacts\n"));
+    expect(report.digest).toBe(sha256Digest("hello artifacts\n"));
     expect(report.contentType).toBe("text/plain");
     expect(await bytesOf(store, report.location)).toEqual(new TextEncoder().encode("hello artifacts\n"));
-    expect(refs[0]!.digest).toBe(sha(big));
-    expect(sha(await bytesOf(store, refs[0]!.location))).toBe(refs[0]!.digest as string);
+    expect(refs[0]!.digest).toBe(sha256Digest(big));
+    expect(sha256Digest(await bytesOf(store, refs[0]!.location))).toBe(refs[0]!.digest as string);
     const tgz = await bytesOf(store, refs[1]!.location);
-    expect(sha(tgz)).toBe(refs[1]!.digest as string);
+    expect(sha256Digest(tgz)).toBe(refs[1]!.digest as string);
     // The archive unpacks with the system tar to exactly the tree.
     const unpack = dir(`${driverName}-unpack`);
     writeFileSync(join(unpack, "x.tgz"), tgz);
@@ -176,7 +175,7 @@ describe("s3 failures", () => {
     expect(doneAt).toBeGreaterThan(restartedAt);
     expect(retries.length).toBeGreaterThan(0);
     expect(refs[0]!.size).toBe(6 * 1024 * 1024);
-    expect(sha(await bytesOf(s3Store(), refs[0]!.location))).toBe(refs[0]!.digest as string);
+    expect(sha256Digest(await bytesOf(s3Store(), refs[0]!.location))).toBe(refs[0]!.digest as string);
   }, 60_000);
 
   test("wrong credentials fail at once, without retrying", async () => {
