@@ -17,15 +17,11 @@ import {
   maintainerName,
   type Run,
   RunResource,
-  type Runtime,
   RuntimeResource,
 } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
-import {
-  type ControllerProcess,
-  startController,
-} from "../../controller/testing/cluster/controller-process.ts";
-import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
+import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import * as art from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
@@ -115,39 +111,9 @@ suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, ma
       );
       return c.status?.phase === "Bound" && c.spec.volumeName === pvName;
     });
-    ctl = startController({
-      namespace: ns.name,
-      kubeconfig: cluster?.kubeconfig as string,
-      runtimed: "real",
+    ctl = await art.startArtifactRuntime(client, ns.name, cluster?.kubeconfig as string, {
+      filesystem: { claimName: "artifacts" },
     });
-    await ctl.waitFor("scheduling and reconciling");
-    await createRuntime(client, ns.name, {
-      apiVersion: "kruntimes.io/v1alpha1",
-      kind: "Runtime",
-      metadata: { name: "bash" },
-      spec: {
-        replicas: 1,
-        capacity: { runs: 8 },
-        template: {
-          spec: {
-            terminationGracePeriodSeconds: 3,
-            containers: [
-              {
-                name: "runtime",
-                image: "ghcr.io/kruntimes/bash",
-                env: [{ name: "HOME", value: "/workspace" }],
-              },
-            ],
-          },
-        },
-        artifactStore: { filesystem: { claimName: "artifacts" }, maxArtifactBytes: 1024 * 1024 },
-      },
-    } as Runtime);
-    await eventually(
-      "bash pod ready",
-      async () => (await readyPods(client, ns.name, "bash")).length === 1,
-      60_000,
-    );
   }, 180_000);
 
   afterAll(async () => {

@@ -24,11 +24,8 @@ import {
 } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
-import {
-  type ControllerProcess,
-  startController,
-} from "../../controller/testing/cluster/controller-process.ts";
-import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
+import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { S3Store } from "../../runtimed/artifacts/s3-store.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
 import * as art from "../support/artifacts.ts";
@@ -83,49 +80,16 @@ suite("artifacts (real runtimed, S3-compatible store, maintainer)", () => {
       metadata: { name: "s3-creds" },
       stringData: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey },
     });
-    ctl = startController({
-      namespace: ns.name,
-      kubeconfig: cluster?.kubeconfig as string,
-      runtimed: "real",
-    });
-    await ctl.waitFor("scheduling and reconciling");
-    await createRuntime(client, ns.name, {
-      apiVersion: "kruntimes.io/v1alpha1",
-      kind: "Runtime",
-      metadata: { name: "bash" },
-      spec: {
-        replicas: 1,
-        capacity: { runs: 8 },
-        template: {
-          spec: {
-            terminationGracePeriodSeconds: 3,
-            containers: [
-              {
-                name: "runtime",
-                image: "ghcr.io/kruntimes/bash",
-                env: [{ name: "HOME", value: "/workspace" }],
-              },
-            ],
-          },
-        },
-        artifactStore: {
-          s3: {
-            bucket: "krt",
-            prefix: "e2e",
-            endpoint: s3.endpoint,
-            pathStyle: true,
-            region: s3.region,
-            credentialsSecretRef: { name: "s3-creds" },
-          },
-          maxArtifactBytes: 1024 * 1024,
-        },
+    ctl = await art.startArtifactRuntime(client, ns.name, cluster?.kubeconfig as string, {
+      s3: {
+        bucket: "krt",
+        prefix: "e2e",
+        endpoint: s3.endpoint,
+        pathStyle: true,
+        region: s3.region,
+        credentialsSecretRef: { name: "s3-creds" },
       },
-    } as Runtime);
-    await eventually(
-      "bash pod ready",
-      async () => (await readyPods(client, ns.name, "bash")).length === 1,
-      60_000,
-    );
+    });
   }, 180_000);
 
   afterAll(async () => {

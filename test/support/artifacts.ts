@@ -1,15 +1,29 @@
 /**
  * What the artifact suites share (e2e on S3 and on a filesystem claim, the maintainer integration
  * suite): a task Run run to its end, ServiceAccount tokens with or without `get` on Runs and a
- * kubeconfig around one, the maintainer's endpoint and its removal, `krt` from source, digests.
+ * kubeconfig around one, the maintainer's endpoint and its removal, `krt` from source, digests,
+ * and the controller with a one-pod bash Runtime whose Runs store artifacts.
  * One copy, so the suites cannot drift in how they drive the cluster.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isTerminalPhase, Labels, maintainerName, type Run, RunResource } from "@kruntimes/api";
+import {
+  type ArtifactStore,
+  isTerminalPhase,
+  Labels,
+  maintainerName,
+  type Run,
+  RunResource,
+  type Runtime,
+} from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
+import {
+  type ControllerProcess,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
+import { createRuntime, readyPods } from "../../controller/testing/cluster/objects.ts";
 import { eventually } from "./cluster.ts";
 
 const REPO = join(import.meta.dir, "../..");
@@ -22,6 +36,44 @@ const CLUSTER_ROLE_BINDINGS = {
 /** `sha256:<hex>`, the form `status.artifactRefs[].digest` takes. */
 export function sha256Digest(b: Uint8Array | string): string {
   return `sha256:${createHash("sha256").update(b).digest("hex")}`;
+}
+
+/**
+ * Starts a controller for `ns` running the real runtimed and creates Runtime "bash" (one pod, 8
+ * slots, artifacts up to 1 MiB in `store`); resolves once its pod is Ready.
+ */
+export async function startArtifactRuntime(
+  client: KubeClient,
+  ns: string,
+  kubeconfig: string,
+  store: Omit<ArtifactStore, "maxArtifactBytes">,
+): Promise<ControllerProcess> {
+  const ctl = startController({ namespace: ns, kubeconfig, runtimed: "real" });
+  await ctl.waitFor("scheduling and reconciling");
+  await createRuntime(client, ns, {
+    apiVersion: "kruntimes.io/v1alpha1",
+    kind: "Runtime",
+    metadata: { name: "bash" },
+    spec: {
+      replicas: 1,
+      capacity: { runs: 8 },
+      template: {
+        spec: {
+          terminationGracePeriodSeconds: 3,
+          containers: [
+            {
+              name: "runtime",
+              image: "ghcr.io/kruntimes/bash",
+              env: [{ name: "HOME", value: "/workspace" }],
+            },
+          ],
+        },
+      },
+      artifactStore: { ...store, maxArtifactBytes: 1024 * 1024 },
+    },
+  } as Runtime);
+  await eventually("bash pod ready", async () => (await readyPods(client, ns, "bash")).length === 1, 60_000);
+  return ctl;
 }
 
 /** Creates a bash task Run with `inline` as its script and waits for a terminal phase. */
