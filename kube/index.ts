@@ -14,3 +14,4 @@ export type { TextLinesOptions } from "./src/text-lines.ts";
 export { textLines } from "./src/text-lines.ts";
 export type { WatchEvent, WatchEventType } from "./src/watch.ts";
 export { watchStream } from "./src/watch.ts";
+export { classifyWriteError, type WriteFailure } from "./src/write-errors.ts";

@@ -1,7 +1,6 @@
 /** Builds the queue entry for a Pending Run, with the retry backoff of a recovered attempt. */
-import { type Run, RunConditionType } from "@kruntimes/api";
+import { type Run, RunConditionType, retryDelayMs } from "@kruntimes/api";
 import { parseTime } from "../kube-types.ts";
-import { retryDelayMs } from "../recovery/retry-policy.ts";
 import type { QueuedRun } from "./queue/queued-run.ts";
 import { requestOf } from "./run-request.ts";
 

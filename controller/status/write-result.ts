@@ -1,6 +1,7 @@
 /** Maps the outcome of a fenced status write to the reconciler's next step. */
+
+import { classifyWriteError } from "@kruntimes/kube";
 import { Result } from "../reconcile/result.ts";
-import { classifyWriteError } from "./write-errors.ts";
 
 /**
  * A fenced or gone write is done: the state moved on and its informer event brings the key back

@@ -5,12 +5,11 @@
  */
 import { isAbsolute, join } from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { Limits, type Run } from "@kruntimes/api";
+import { durationOr, Limits, type Run } from "@kruntimes/api";
 import {
   type ExecuteRequest,
   ExecuteRequestSchema,
 } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
-import { durationOr } from "../retry/duration.ts";
 
 const MAX_TIMEOUT_MS = 0xffff_ffff;
 

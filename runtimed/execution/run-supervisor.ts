@@ -8,10 +8,12 @@
  */
 import {
   type ArtifactRef,
+  canRetry,
   isTerminalPhase,
   Reason,
   type Run,
   RunPhase,
+  retryDelayMs,
   TerminationMode,
 } from "@kruntimes/api";
 import type { TaskStarted } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
@@ -20,7 +22,6 @@ import { nowMicros } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { RuntimedOptions } from "../options.ts";
-import { canRetry, retryDelayMs } from "../retry/retry-policy.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import type { Outcome } from "../status/outcome.ts";
 import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";

@@ -6,7 +6,7 @@
  * unknown outcome re-reads the Run: the first request may have landed.
  */
 import { type Run, RunResource } from "@kruntimes/api";
-import { type KubeClient, KubeError, path } from "@kruntimes/kube";
+import { classifyWriteError, type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { Logger } from "../logger.ts";
 import type { Metrics, WriteKind, WriteResult } from "../metrics.ts";
 import type { JsonPatchOp } from "./run-status.ts";
@@ -14,16 +14,6 @@ import type { JsonPatchOp } from "./run-status.ts";
 export type WriteOutcome =
   | { ok: true; run: Run }
   | { ok: false; result: Exclude<WriteResult, "ok">; error: string };
-
-/** Measured on kube-apiserver 1.37: a failed `test` op is a 422 with no causes. */
-export function classifyWriteError(e: unknown): Exclude<WriteResult, "ok"> {
-  if (!(e instanceof KubeError)) return "ambiguous";
-  if (e.code === 409) return "fenced";
-  if (e.code === 422 && !e.status.details?.causes?.length) return "fenced";
-  if (e.code === 404) return "gone";
-  if (e.code === 429 || e.code >= 500) return "ambiguous";
-  return "rejected";
-}
 
 export class StatusWriter {
   constructor(

@@ -4,10 +4,9 @@
  * assignment and the timing. Exactly one binder can win a Run's attempt.
  */
 import { type Run, RunResource } from "@kruntimes/api";
-import { type KubeClient, path } from "@kruntimes/kube";
+import { classifyWriteError, type KubeClient, path, type WriteFailure } from "@kruntimes/kube";
 import { fenceOps, replaceStatus } from "../../status/json-patch.ts";
 import { type BindTarget, boundStatus } from "../../status/run-status.ts";
-import { classifyWriteError, type WriteFailure } from "../../status/write-errors.ts";
 import type { Clock } from "../../util/clock.ts";
 import { nowMicros } from "../../util/clock.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KubeError } from "@kruntimes/kube";
+import { KubeError } from "./errors.ts";
 import { classifyWriteError } from "./write-errors.ts";
 
 const err = (code: number, causes?: { field: string }[]) =>
