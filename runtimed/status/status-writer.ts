@@ -6,7 +6,7 @@
  * unknown outcome re-reads the Run: the first request may have landed.
  */
 import { type Run, RunResource } from "@kruntimes/api";
-import { classifyWriteError, type KubeClient, KubeError, path } from "@kruntimes/kube";
+import { classifyWriteError, type KubeClient, path } from "@kruntimes/kube";
 import type { Logger } from "../logger.ts";
 import type { Metrics, WriteKind, WriteResult } from "../metrics.ts";
 import type { JsonPatchOp } from "./run-status.ts";
