@@ -14,7 +14,7 @@ export class ListCommand extends KrtCommand {
     category: "Runs",
     description: "List Runs",
     details:
-      "Newest last. `--runtime` and `--phase` filter on the client; `-l` is a label selector sent to the server.",
+      "Newest last. `--runtime`, `--phase` and `-l` filter on the server (the Run CRD's selectable fields `spec.runtime` and `status.phase`, and the label selector); `--phase Pending` also matches Runs that have no status yet, so that one is filtered on the client.",
     examples: [
       ["Failed Runs of the bash Runtime", "krt list --runtime bash --phase Failed"],
       ["Every Run in every namespace", "krt list -A"],
@@ -30,12 +30,16 @@ export class ListCommand extends KrtCommand {
     if (this.phase && !phase)
       throw CliError.usage(`unknown phase "${this.phase}"`, `use one of ${RUN_PHASES.join(", ")}`);
     const { client, namespace } = this.connect(opts);
+    const fields = [
+      ...(this.runtime ? [`spec.runtime=${this.runtime}`] : []),
+      ...(phase && phase !== "Pending" ? [`status.phase=${phase}`] : []),
+    ];
     const list = await client.list<Run>(path(RunResource, opts.allNamespaces ? undefined : namespace), {
       labelSelector: this.selector,
+      fieldSelector: fields.length ? fields.join(",") : undefined,
     });
     const runs = list.items
-      .filter((r) => !this.runtime || r.spec.runtime === this.runtime)
-      .filter((r) => !phase || (r.status?.phase ?? "Pending") === phase)
+      .filter((r) => phase !== "Pending" || (r.status?.phase ?? "Pending") === phase)
       .sort((a, b) => (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? ""));
     const text = formatObjects(runs, opts.output, runColumns(Date.now(), opts.allNamespaces), false);
     if (text) this.print(text);

@@ -198,6 +198,13 @@ suite("krt CLI (compiled binary)", () => {
     expect(names).toContain(name);
     expect(names).toContain("from-stdin");
     expect((await krt(inNs("list", "--phase", "succeeded", "-o", "name"))).stdout.trim()).toBe(name);
+    // No controller runs here: the other Runs have no status yet, which is what Pending means.
+    const pending = (await krt(inNs("list", "--phase", "pending", "-o", "name"))).stdout.trim().split("\n");
+    expect(pending).toContain("from-stdin");
+    expect(pending).not.toContain(name);
+    expect(
+      (await krt(inNs("list", "--runtime", "bash", "--phase", "Succeeded", "-o", "name"))).stdout.trim(),
+    ).toBe(name);
     const listJson = JSON.parse((await krt(inNs("list", "--runtime", "bash", "-o", "json"))).stdout);
     expect(listJson.kind).toBe("List");
     expect(listJson.items.length).toBe(names.length);
