@@ -53,6 +53,9 @@ export async function waitPoolReady(
   let last: Runtime | undefined;
   try {
     for (;;) {
+      // A watch ends quietly when aborted (interrupt or timeout): stop here, or the loop would
+      // re-list and re-watch with an aborted signal forever.
+      if (abort.signal.aborted) throw signal.aborted ? signal.reason : new Error("timed out");
       last = await client.get<Runtime>(path(RuntimeResource, p.namespace, p.name));
       if (poolReady(last, p.pods)) return;
       try {
