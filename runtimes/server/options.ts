@@ -6,23 +6,15 @@
  */
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { TaskLimitsInfo } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 
 export type Language = "bash" | "python";
 
-export interface LimitOptions {
-  /** Tail kept per stream for TaskExited. Default 16 KiB, at most 1 MiB. */
-  defaultTailBytes: number;
-  maxTailBytes: number;
-  /** Distinct output keys. Default 64, at most 1024. */
-  defaultOutputsMaxCount: number;
-  maxOutputsMaxCount: number;
-  /** Size of the outputs file. Default 64 KiB, at most 1 MiB. */
-  defaultOutputsMaxBytes: number;
-  maxOutputsMaxBytes: number;
-  /** Size of one output value. Default 4 KiB, at most 64 KiB. */
-  defaultOutputValueMaxBytes: number;
-  maxOutputValueMaxBytes: number;
-}
+/**
+ * Defaults and maxima of the per-request limits: exactly the fields of the proto's
+ * TaskLimitsInfo (which Info reports), so the two cannot drift. Defaults below.
+ */
+export type LimitOptions = Omit<TaskLimitsInfo, "$typeName" | "$unknown">;
 
 export interface ServerOptions {
   /** Unix socket to listen on. Default /var/run/kruntimes/runtime.sock. */

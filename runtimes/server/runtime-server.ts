@@ -108,7 +108,6 @@ export class RuntimeServer {
   private listen(): void {
     const { options } = this;
     const adapter = adapters[options.language];
-    const limits = options.limits;
     const info = create(InfoResponseSchema, {
       serverVersion: SERVER_VERSION,
       language: options.language,
@@ -116,16 +115,7 @@ export class RuntimeServer {
       interpreterVersion: this.interpreterVersion,
       modes: [Mode.TASK],
       taskInputs: [...adapter.inputs],
-      limits: {
-        defaultTailBytes: limits.defaultTailBytes,
-        maxTailBytes: limits.maxTailBytes,
-        defaultOutputsMaxCount: limits.defaultOutputsMaxCount,
-        maxOutputsMaxCount: limits.maxOutputsMaxCount,
-        defaultOutputsMaxBytes: limits.defaultOutputsMaxBytes,
-        maxOutputsMaxBytes: limits.maxOutputsMaxBytes,
-        defaultOutputValueMaxBytes: limits.defaultOutputValueMaxBytes,
-        maxOutputValueMaxBytes: limits.maxOutputValueMaxBytes,
-      },
+      limits: { ...options.limits },
       maxConcurrent: options.maxConcurrent,
       warmPoolSize: options.warmPoolSize,
       workspaceRoot: options.workspaceRoot,
