@@ -3,10 +3,12 @@
  * is free or its holder has not renewed for the lease duration (observed locally), renew every
  * retry period with an optimistic-concurrency update, and step down if renewing fails for the
  * renew deadline. Stepping down is final for this process (the caller exits), as in
- * kube-scheduler: half-stopped state is never reused. On shutdown the Lease is released so a
- * standby takes over at once.
+ * kube-scheduler: half-stopped state is never reused. On shutdown the Lease is released (after any
+ * renewal in flight has settled, so the release cannot be overwritten by our own renewal), and a
+ * standby watches the Lease so it tries to acquire on the release event instead of at its next
+ * retry tick.
  */
-import { isConflict, isNotFound, type KubeClient, path, R } from "@kruntimes/kube";
+import { isConflict, isNotFound, type KubeClient, path, R, watchStream } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { type Lease, microTime } from "../kube-types.ts";
 import { fingerprint, heldByOther, type Observed } from "./lease-record.ts";
@@ -29,7 +31,12 @@ export class LeaderElector {
   private observed: Observed | undefined;
   private leading = false;
   private stopped = false;
+  /** Ends the current sleep early; `poked` remembers a wake-up that came while not sleeping. */
   private wake: (() => void) | undefined;
+  private poked = false;
+  /** The acquire/renew call in progress, so stop() releases only after it settled. */
+  private inflight: Promise<boolean> | undefined;
+  private readonly watchAbort = new AbortController();
 
   constructor(
     private readonly client: KubeClient,
@@ -44,10 +51,14 @@ export class LeaderElector {
 
   /** Runs until stop(): acquires, then renews; calls `stopped` if leadership is lost. */
   async run(): Promise<void> {
+    void this.watchForRelease();
     while (!this.stopped && !this.leading) {
-      if (await this.tryAcquireOrRenew()) {
+      if (await this.attempt()) {
         this.leading = true;
+        // Acquired while stop() was waiting for this attempt: stop() releases it; do not lead.
+        if (this.stopped) break;
         this.log.info({ identity: this.o.identity, lease: this.o.name }, "became leader");
+        this.watchAbort.abort();
         this.cb.started();
         break;
       }
@@ -57,7 +68,7 @@ export class LeaderElector {
     while (!this.stopped && this.leading) {
       await this.sleep(this.o.retryPeriodMs);
       if (this.stopped) break;
-      if (await this.tryAcquireOrRenew()) {
+      if (await this.attempt()) {
         lastRenew = Date.now();
       } else if (Date.now() - lastRenew >= this.o.renewDeadlineMs) {
         this.leading = false;
@@ -73,24 +84,66 @@ export class LeaderElector {
   /** Stops the loop and, if leading, releases the Lease so a standby can take over immediately. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.poke();
+    this.watchAbort.abort();
+    // A renewal already sent must settle first: released before it lands, the Lease would be
+    // taken back by our own renewal (or the release would conflict with it) and a standby would
+    // wait a whole lease duration.
+    await this.inflight?.catch(() => false);
     if (!this.leading) return;
     this.leading = false;
-    try {
-      const lease = await this.client.get<Lease>(this.path());
-      if (lease.spec?.holderIdentity !== this.o.identity) return;
-      await this.client.replace(this.path(), {
-        ...lease,
-        spec: {
-          ...lease.spec,
-          holderIdentity: "",
-          leaseDurationSeconds: 1,
-          renewTime: microTime(Date.now()),
-        },
-      });
-      this.log.info("released the leader Lease");
-    } catch (e) {
-      this.log.warn({ err: e }, "releasing the leader Lease failed");
+    for (let tries = 1; tries <= 3; tries++) {
+      try {
+        const lease = await this.client.get<Lease>(this.path());
+        if (lease.spec?.holderIdentity !== this.o.identity) return;
+        await this.client.replace(this.path(), {
+          ...lease,
+          spec: {
+            ...lease.spec,
+            holderIdentity: "",
+            leaseDurationSeconds: 1,
+            renewTime: microTime(Date.now()),
+          },
+        });
+        this.log.info({ identity: this.o.identity }, "released the leader Lease");
+        return;
+      } catch (e) {
+        if (isConflict(e) && tries < 3) continue;
+        this.log.warn({ err: e }, "releasing the leader Lease failed; a standby takes over when it expires");
+        return;
+      }
+    }
+  }
+
+  /** One acquire-or-renew, remembered as in flight until it settles. */
+  private attempt(): Promise<boolean> {
+    const p = this.tryAcquireOrRenew();
+    this.inflight = p;
+    return p;
+  }
+
+  /**
+   * While standing by: a watch on the Lease wakes the retry loop as soon as the holder releases
+   * it (holder cleared) or it is deleted, so a graceful handover does not wait for a retry tick.
+   * The loop's periodic attempts stay the fallback when the watch is down.
+   */
+  private async watchForRelease(): Promise<void> {
+    const signal = this.watchAbort.signal;
+    const query = { fieldSelector: `metadata.name=${this.o.name}` };
+    while (!signal.aborted) {
+      try {
+        for await (const ev of watchStream<Lease>(this.client, path(R.leases, this.o.namespace), query, signal)) {
+          const released = ev.type === "DELETED" || (ev.type !== "BOOKMARK" && !ev.object.spec?.holderIdentity);
+          if (released && !this.leading) {
+            this.log.info({ identity: this.o.identity }, "saw the leader Lease released; trying to acquire now");
+            this.poke();
+          }
+        }
+      } catch (e) {
+        if (signal.aborted) return;
+        this.log.debug({ err: e }, "leader Lease watch ended; retrying");
+      }
+      if (!signal.aborted) await Bun.sleep(this.o.retryPeriodMs);
     }
   }
 
@@ -105,7 +158,7 @@ export class LeaderElector {
       leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000),
       acquireTime: changing || !prev?.acquireTime ? microTime(now) : prev.acquireTime,
       renewTime: microTime(now),
-      leaseTransitions: (prev?.leaseTransitions ?? 0) + (changing && prev?.holderIdentity ? 1 : 0),
+      leaseTransitions: (prev?.leaseTransitions ?? 0) + (changing && prev ? 1 : 0),
     };
   }
 
@@ -132,6 +185,8 @@ export class LeaderElector {
         return false;
       }
     }
+    // Once stopping, never take the Lease (back): stop() is about to release it or has.
+    if (this.stopped) return false;
     const fp = fingerprint(lease);
     if (this.observed?.fingerprint !== fp) this.observed = { fingerprint: fp, atMs: now };
     if (heldByOther(lease, this.o.identity, this.observed, now, this.o.leaseDurationMs)) return false;
@@ -152,13 +207,24 @@ export class LeaderElector {
     return ms * (1 + Math.random() * 0.2);
   }
 
+  private poke(): void {
+    if (this.wake) this.wake();
+    else this.poked = true;
+  }
+
   private sleep(ms: number): Promise<void> {
+    if (this.poked) {
+      this.poked = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => {
+      const done = () => {
         clearTimeout(t);
+        this.wake = undefined;
         resolve();
       };
+      const t = setTimeout(done, ms);
+      this.wake = done;
     });
   }
 }
