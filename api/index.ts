@@ -22,6 +22,8 @@ export {
   CATEGORY,
   DEFAULT_RUN_REQUEST,
   DEFAULT_RUNS_PER_POD,
+  FUNCTION_FINALIZER,
+  FunctionLimits,
   GROUP,
   KEY_DESCRIPTIONS,
   Labels,
@@ -82,7 +84,7 @@ export type {
   Termination,
 } from "./src/run-spec.ts";
 export { RunSpecSchema } from "./src/run-spec.ts";
-export type { ArtifactRef, RunAssignment, RunStatus, RunTiming } from "./src/run-status.ts";
+export type { ArtifactRef, RunAssignment, RunEndpoint, RunStatus, RunTiming } from "./src/run-status.ts";
 export { RunStatusSchema } from "./src/run-status.ts";
 export type { ArtifactStore, PodTemplate, Runtime, RuntimeSpec, RuntimeStatus } from "./src/runtime.ts";
 export { RuntimeSpecSchema, RuntimeStatusSchema, runtimeCapacity } from "./src/runtime.ts";

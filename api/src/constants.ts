@@ -78,6 +78,28 @@ export const DEFAULT_RUNS_PER_POD = 8;
 /** `Run.spec.resources.requests.runs` when not given. */
 export const DEFAULT_RUN_REQUEST = 1;
 
+/**
+ * Function-mode defaults and maxima (`spec.mode.function`). The Runtime Server applies the same
+ * defaults to zero fields of its Register call, so a Run without these fields behaves the same on
+ * any server.
+ */
+export const FunctionLimits = {
+  defaultConcurrency: 1,
+  maxConcurrency: 64,
+  /** Invocations that may wait for a worker per Run, beyond `concurrency`; more are refused busy. */
+  defaultQueueLimit: 64,
+  maxQueueLimit: 1024,
+  defaultMaxRequestBytes: 1024 * 1024,
+  maxMaxRequestBytes: 16 * 1024 * 1024,
+  defaultMaxResponseBytes: 1024 * 1024,
+  maxMaxResponseBytes: 16 * 1024 * 1024,
+  defaultInvocationTimeoutMs: 30_000,
+  maxInvocationTimeoutMs: 15 * 60_000,
+} as const;
+
+/** On function (and session) Runs while registered: runtimed unregisters before it is removed. */
+export const FUNCTION_FINALIZER = "kruntimes.io/function";
+
 /** The bounds the schemas enforce, for clients that want to check or truncate before writing. */
 export const Limits = {
   inlineSourceLength: 256 * 1024,

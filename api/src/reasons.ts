@@ -55,6 +55,10 @@ export const Reason = {
   Drained: "Drained",
   ArtifactsRejected: "ArtifactsRejected",
   ArtifactUploadFailed: "ArtifactUploadFailed",
+  IdleTimeout: "IdleTimeout",
+  RegistrationFailed: "RegistrationFailed",
+  Registered: "Registered",
+  Serving: "Serving",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 export const REASONS = Object.values(Reason) as Reason[];
@@ -84,6 +88,11 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
     "The task left entries in `$KRUNTIME_ARTIFACTS_DIR` that break the artifact rules (symlinks, special files, bad names, count or size limits); none were stored.",
   ArtifactUploadFailed:
     "The artifacts could not be stored after retrying (the store was unreachable or refused them); the task's own result is kept in the status.",
+  IdleTimeout: "A function Run received no invocation for `spec.mode.function.idleTimeout` and ended (phase Succeeded).",
+  RegistrationFailed:
+    "A function's source could not be loaded on its pod (syntax error, import error, missing handler); `status.message` has the error.",
+  Registered: "Condition reason: the function's handler is loaded on its pod.",
+  Serving: "Condition reason: the function Run is Ready and serves invocations through the gateway.",
 };
 
 /** Reasons `status.waitingReason` may take while the Run is Pending. */
@@ -104,6 +113,7 @@ export const RETRYABLE_REASONS = [
   Reason.NonZeroExit,
   Reason.Signaled,
   Reason.Timeout,
+  Reason.RegistrationFailed,
 ] as const;
 export type RetryableReason = (typeof RETRYABLE_REASONS)[number];
 
@@ -128,6 +138,8 @@ export const RunConditionType = {
   Scheduled: "Scheduled",
   /** True while a function or session serves through `status.endpoint`. */
   Ready: "Ready",
+  /** Functions: True once the handler is loaded on the assigned pod. */
+  Registered: "Registered",
 } as const;
 export type RunConditionType = (typeof RunConditionType)[keyof typeof RunConditionType];
 

@@ -4,7 +4,7 @@
  * `ttlSecondsAfterFinished` and `termination` (forward only) may change.
  */
 import type { Static } from "@sinclair/typebox";
-import { DEFAULT_RUN_REQUEST, Limits } from "./constants.ts";
+import { DEFAULT_RUN_REQUEST, FunctionLimits, Limits } from "./constants.ts";
 import { DEFAULT_RETRY_ON, RETRYABLE_REASONS, TerminationMode } from "./reasons.ts";
 import { DURATION_PATTERN, Duration, ResourceMap } from "./schema/common.ts";
 import { type CelRule, cel, celString, Int32, List, Num, Obj, Str, StringEnum, Type } from "./schema/kube.ts";
@@ -40,10 +40,48 @@ const FunctionModeSchema = Obj(
         default: "handler",
       }),
     ),
+    idleTimeout: Type.Optional(
+      Duration(
+        "End the Run (reason `IdleTimeout`, phase Succeeded) when no invocation arrived for this long. Unset: never.",
+      ),
+    ),
+    concurrency: Type.Optional(
+      Int32({
+        description: `Invocations served at once (persistent workers on the pod). More wait in a bounded queue, then are refused as busy (429).`,
+        minimum: 1,
+        maximum: FunctionLimits.maxConcurrency,
+        default: FunctionLimits.defaultConcurrency,
+      }),
+    ),
+    maxRequestBytes: Type.Optional(
+      Int32({
+        description: `Largest request body accepted; larger ones are refused (413). Default ${FunctionLimits.defaultMaxRequestBytes}.`,
+        minimum: 1,
+        maximum: FunctionLimits.maxMaxRequestBytes,
+      }),
+    ),
+    maxResponseBytes: Type.Optional(
+      Int32({
+        description: `Largest response body returned; a larger one fails that invocation. Default ${FunctionLimits.defaultMaxResponseBytes}.`,
+        minimum: 1,
+        maximum: FunctionLimits.maxMaxResponseBytes,
+      }),
+    ),
+    invocationTimeout: Type.Optional(
+      Duration(
+        `Default and longest time one invocation may take (a caller may ask for less). Default ${FunctionLimits.defaultInvocationTimeoutMs / 1000}s, at most ${FunctionLimits.maxInvocationTimeoutMs / 60_000}m.`,
+      ),
+    ),
   },
   {
     description:
-      "Register a handler on a warm pod and serve invocations through the gateway while `Ready`. Needs `spec.source.inline`.",
+      "Register a handler on a warm pod and serve invocations through the gateway while `Ready`. Needs `spec.source.inline`. `spec.timeout` bounds the Run's whole lifetime.",
+    "x-kubernetes-validations": [
+      cel(
+        `!has(self.invocationTimeout) || !self.invocationTimeout.matches(${celString(DURATION_PATTERN)}) || duration(self.invocationTimeout) <= duration('${FunctionLimits.maxInvocationTimeoutMs / 60_000}m')`,
+        `spec.mode.function.invocationTimeout must be at most ${FunctionLimits.maxInvocationTimeoutMs / 60_000}m`,
+      ),
+    ],
   },
 );
 
@@ -233,7 +271,7 @@ export const RunSpecSchema = Obj(
     ),
     timeout: Type.Optional(
       Duration(
-        "Longest one attempt may run (each retry gets its own); then it ends with reason Timeout. Unset: no limit.",
+        "Tasks: longest one attempt may run (each retry gets its own). Functions: the Run's whole lifetime from the first registration. Then it ends with reason Timeout. Unset: no limit.",
       ),
     ),
     retryPolicy: Type.Optional(RetryPolicySchema),

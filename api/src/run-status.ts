@@ -40,6 +40,23 @@ export const AssignmentSchema = Obj(
   { description: "Where the current attempt runs. Set by the scheduler with phase Scheduled." },
 );
 
+export const EndpointSchema = Obj(
+  {
+    pod: ObjectName("Name of the pod serving the Run."),
+    podUID: Str(64, { description: "UID of that pod: the gateway's route is fenced on it." }),
+    attempt: Int32({
+      description: "The attempt (registration) serving; a call for another attempt is refused as stale.",
+      minimum: 1,
+      maximum: Limits.maxAttempts,
+    }),
+    readyMicros: Type.Optional(Micros("When the Run became Ready on this pod.")),
+  },
+  {
+    description:
+      "For functions and sessions: where the Run is served while Ready. The gateway routes calls to this pod's runtimed and fences them on pod UID and attempt; it changes when the Run is re-placed.",
+  },
+);
+
 export const TimingSchema = Obj(
   {
     createdMicros: Type.Optional(
@@ -149,11 +166,9 @@ export const RunStatusSchema = Obj(
         "x-kubernetes-list-map-keys": ["name"],
       }),
     ),
-    endpoint: Type.Optional(
-      Str(Limits.urlLength, { description: "For functions and sessions: where the gateway serves the Run." }),
-    ),
+    endpoint: Type.Optional(EndpointSchema),
     timing: Type.Optional(TimingSchema),
-    conditions: Type.Optional(Conditions("`Scheduled` and `Ready`.")),
+    conditions: Type.Optional(Conditions("`Scheduled`; for functions also `Registered` and `Ready`.")),
   },
   {
     description: "Observed state of the Run, written by the controller and by runtimed on the assigned pod.",
@@ -163,4 +178,5 @@ export const RunStatusSchema = Obj(
 export type RunStatus = Static<typeof RunStatusSchema>;
 export type RunAssignment = Static<typeof AssignmentSchema>;
 export type RunTiming = Static<typeof TimingSchema>;
+export type RunEndpoint = Static<typeof EndpointSchema>;
 export type ArtifactRef = Static<typeof ArtifactRefSchema>;
