@@ -36,6 +36,15 @@ function finish(h: Harness, key: string): void {
 
 const flush = () => new Promise((r) => setImmediate(r));
 
+/** Waits (up to 30 s, polling) for what a real-time delay in the scheduler leads to. */
+async function settled(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("timed out after 30000ms");
+    await Bun.sleep(10);
+  }
+}
+
 describe("Scheduler", () => {
   test("a burst never exceeds any pod's capacity, and releases wake exactly what fits", async () => {
     const { h } = setup({ pods: 3, capacity: 4 });
@@ -147,7 +156,8 @@ describe("Scheduler", () => {
     expect(h.scheduler.cache.isAssumed("ns/a")).toBe(true);
     expect(h.scheduler.cache.pod("ns/p0")?.used).toEqual({ runs: 1 });
     expect(h.binder.bound).toEqual([]);
-    await Bun.sleep(250);
+    // The settling read comes after a real 200 ms pause (bind-tracker's first settle delay).
+    await settled(() => !h.scheduler.cache.isAssumed("ns/a"));
     // The read shows a still Pending: the write did not land; capacity is released, a retried.
     expect(h.scheduler.cache.isAssumed("ns/a")).toBe(false);
     expect(h.scheduler.queue.get("ns/a")?.state).toBe("active");
