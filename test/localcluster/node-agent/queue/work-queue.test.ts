@@ -2,6 +2,15 @@ import { describe, expect, test } from "bun:test";
 import { Backoff } from "./backoff.ts";
 import { WorkQueue } from "./work-queue.ts";
 
+/** Polls (up to 30 s) for a state the queue's real timers lead to. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("timed out after 30000ms");
+    await Bun.sleep(5);
+  }
+}
+
 describe("work queue", () => {
   test("a key queued twice runs once; added while running it runs again after; never concurrently", async () => {
     const runs: string[] = [];
@@ -22,11 +31,13 @@ describe("work queue", () => {
     q.add("a");
     q.add("a");
     q.start();
-    await Bun.sleep(60);
+    await until(() => runs.length >= 2 && concurrent === 0);
+    // Idle now (nothing queued, running or timed): no further run can come.
+    expect(q.length).toBe(0);
     expect(runs).toEqual(["a", "a"]);
     expect(maxConcurrent).toBe(1);
     q.stop();
-  });
+  }, 60_000);
   test("a throwing sync retries with growing backoff; requeueAfterMs schedules another run", async () => {
     const at: number[] = [];
     const delays: number[] = [];
@@ -41,12 +52,14 @@ describe("work queue", () => {
     );
     q.start();
     q.add("k");
-    await Bun.sleep(150);
+    // Two retries and the requeue: however long those take here, the fourth run ends it.
+    await until(() => at.length >= 4);
+    await Bun.sleep(0);
+    expect(at.length).toBe(4);
     q.stop();
     expect(delays).toEqual([10, 20]);
-    expect(at.length).toBe(4);
     expect(at[3]! - at[2]!).toBeGreaterThanOrEqual(28);
-  });
+  }, 60_000);
   test("backoff doubles to its cap and resets", () => {
     const b = new Backoff(100, 350);
     expect([b.next("x"), b.next("x"), b.next("x"), b.next("x")]).toEqual([100, 200, 350, 350]);

@@ -36,6 +36,15 @@ function launch(argv: string[], binds: ReturnType<typeof planMounts> = [], worki
 const logOf = (p: ContainerProcess) =>
   parseRecords(readFileSync(p.logFile, "utf8")).records.map((r) => r.content);
 
+/** Polls (up to 30 s) for a state a real process reaches in its own time. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("timed out after 30000ms");
+    await Bun.sleep(10);
+  }
+}
+
 describe("mount plan", () => {
   const vols = new Map([["data", { dir: "/state/v/data", readOnly: false }]]);
   test("subPath stays inside its volume; parents mount before children", () => {
@@ -84,16 +93,17 @@ describe("container process", () => {
   });
   test("exit codes and signals as a runtime reports them; the group is stopped", async () => {
     expect((await launch(["sh", "-c", "exit 3"]).exited).exitCode).toBe(3);
-    const p = launch(["sh", "-c", "sleep 30 & sleep 31"]);
-    await Bun.sleep(100);
+    const p = launch(["sh", "-c", "echo up; sleep 30 & sleep 31"]);
+    await until(() => existsSync(p.logFile) && logOf(p).includes("up"));
     const exit = await p.stop(5000);
     expect(exit).toMatchObject({ exitCode: 143, signal: 15 });
-    const stubborn = launch(["sh", "-c", "trap '' TERM; while :; do sleep 0.05; done"]);
-    await Bun.sleep(100);
+    // Stopped only once it ignores TERM (a stop before the trap would be an ordinary TERM exit).
+    const stubborn = launch(["sh", "-c", "trap '' TERM; echo trapped; while :; do sleep 0.05; done"]);
+    await until(() => existsSync(stubborn.logFile) && logOf(stubborn).includes("trapped"));
     const t0 = Date.now();
     expect((await stubborn.stop(300)).exitCode).toBe(137);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
-  });
+  }, 60_000);
   test("a command that cannot be found is a StartError, not the program's exit", async () => {
     const exit = await launch(["/no/such/program"]).exited;
     expect(exit.exitCode).toBe(128);
