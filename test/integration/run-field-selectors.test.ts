@@ -94,9 +94,12 @@ suite("Run field selectors", () => {
         }
       }
     })();
+    // Another pod's Run changes first (to a pod of its own: a real write, so a real event), then
+    // a2 is bound to pod-x. Watch events come in etcd order, so had b1's change leaked through
+    // the selector it would arrive before "ADDED a2": seeing a2 is proof enough, no quiet wait.
+    await bind("b1", "pod-w");
     await bind("a2", "pod-x");
-    await bind("b1", "pod-y");
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 60_000;
     while (!seen.includes("ADDED a2") && Date.now() < deadline) await Bun.sleep(20);
     abort.abort();
     await done.catch(() => {});
