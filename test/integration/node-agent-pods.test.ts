@@ -6,6 +6,9 @@
  * fails a pod, and a steady pod's status is not rewritten.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { path, R } from "@kruntimes/kube";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
@@ -218,6 +221,11 @@ suite("local node agent: pods", () => {
   });
 
   test("a steady pod's status is not rewritten (probes run, nothing changes)", async () => {
+    // Each probe run leaves a line here (pods are host processes): the quiet period is counted
+    // in probe runs, not in seconds, so a slow machine cannot cut it short.
+    const probeLog = join(mkdtempSync(join(tmpdir(), "krt-steady-")), "probes");
+    writeFileSync(probeLog, "");
+    const probes = () => readFileSync(probeLog, "utf8").split("\n").filter(Boolean).length;
     await client.create(path(R.pods, ns), {
       metadata: { name: "steady" },
       spec: {
@@ -226,7 +234,7 @@ suite("local node agent: pods", () => {
             name: "c",
             image: "busybox",
             command: ["sleep", "3600"],
-            readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 },
+            readinessProbe: { exec: { command: ["sh", "-c", `echo ok >> ${probeLog}`] }, periodSeconds: 1 },
           },
         ],
       },
@@ -235,7 +243,8 @@ suite("local node agent: pods", () => {
       const p = await getPod("steady");
       return p.status?.conditions?.find((c) => c.type === "Ready")?.status === "True" ? p : undefined;
     });
-    await Bun.sleep(4000);
+    const seen = probes();
+    await eventually("four more probe runs", async () => probes() >= seen + 4, 60_000);
     expect((await getPod("steady")).metadata.resourceVersion).toBe(ready.metadata.resourceVersion);
   });
 });
