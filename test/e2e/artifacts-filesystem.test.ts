@@ -11,14 +11,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  ARTIFACTS_FINALIZER,
-  Labels,
-  maintainerName,
-  type Run,
-  RunResource,
-  RuntimeResource,
-} from "@kruntimes/api";
+import { ARTIFACTS_FINALIZER, Labels, maintainerName, type Run, RunResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
 import { installCrds } from "../../controller/testing/cluster/objects.ts";
@@ -223,10 +216,8 @@ suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, ma
     await eventually("the Run is gone", async () => !(await get("stored").catch(() => undefined)), 30_000);
     expect(existsSync(runDir)).toBe(false);
 
-    await client.delete(path(RuntimeResource, ns.name, "bash"));
-    await Bun.sleep(2000);
-    // A Run with artifacts remains: the maintainer stays for it.
-    await client.get(path(R.deployments, ns.name, maintainerName(storeId)));
+    // A Run with artifacts remains: the maintainer stays for it, after the Runtime is gone.
+    await art.deleteRuntimeKeepingMaintainer(client, ns.name, "bash", storeId);
     for (const r of (await client.list<Run>(path(RunResource, ns.name))).items)
       await client.delete(path(RunResource, ns.name, r.metadata.name));
     await eventually(

@@ -13,11 +13,13 @@ import {
   isTerminalPhase,
   Labels,
   maintainerName,
+  RUNTIMED_CONTAINER,
   type Run,
   RunResource,
   type Runtime,
+  RuntimeResource,
 } from "@kruntimes/api";
-import { type KubeClient, path, R } from "@kruntimes/kube";
+import { type KubeClient, type KubeObject, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
 import {
   type ControllerProcess,
@@ -49,6 +51,23 @@ export async function startArtifactRuntime(
   store: Omit<ArtifactStore, "maxArtifactBytes">,
 ): Promise<ControllerProcess> {
   const ctl = startController({ namespace: ns, kubeconfig, runtimed: "real" });
+  try {
+    await startRuntime(client, ns, ctl, store);
+  } catch (e) {
+    // The caller never gets the process to stop: stop it here, or it outlives the test file.
+    ctl.kill();
+    await ctl.exited;
+    throw e;
+  }
+  return ctl;
+}
+
+async function startRuntime(
+  client: KubeClient,
+  ns: string,
+  ctl: ControllerProcess,
+  store: Omit<ArtifactStore, "maxArtifactBytes">,
+): Promise<void> {
   await ctl.waitFor("scheduling and reconciling");
   await createRuntime(client, ns, {
     apiVersion: "kruntimes.io/v1alpha1",
@@ -72,8 +91,7 @@ export async function startArtifactRuntime(
       artifactStore: { ...store, maxArtifactBytes: 1024 * 1024 },
     },
   } as Runtime);
-  await eventually("bash pod ready", async () => (await readyPods(client, ns, "bash")).length === 1, 60_000);
-  return ctl;
+  await eventually("bash pod ready", async () => (await readyPods(client, ns, "bash")).length === 1, 120_000);
 }
 
 /** Creates a bash task Run with `inline` as its script and waits for a terminal phase. */
@@ -84,10 +102,52 @@ export async function runToEnd(client: KubeClient, ns: string, name: string, inl
     metadata: { name },
     spec: { runtime: "bash", mode: { task: {} }, source: { inline } },
   });
-  return eventually(`${name} finished`, async () => {
-    const r = await client.get<Run>(path(RunResource, ns, name));
-    return isTerminalPhase(r.status?.phase) ? r : undefined;
+  return eventually(
+    `${name} finished`,
+    async () => {
+      const r = await client.get<Run>(path(RunResource, ns, name));
+      return isTerminalPhase(r.status?.phase) ? r : undefined;
+    },
+    60_000,
+  );
+}
+
+/** The runtimed sidecar's log of `pod` (JSON lines; a child logger's lines carry `"run":"<name>"`). */
+export async function runtimedLog(client: KubeClient, ns: string, pod: string): Promise<string> {
+  const res = await client.request<Response>("GET", path(R.pods, ns, pod, "log"), {
+    raw: true,
+    query: { container: RUNTIMED_CONTAINER },
   });
+  return res.text();
+}
+
+/**
+ * Deletes Runtime `runtime` and waits until the garbage collector has acted on it (the Runtime's
+ * own Deployment is gone); the maintainer of `storeId` must then still be there, and owned by
+ * nothing that deleting the Runtime could take along — proved by its owner references, not by
+ * waiting a while to see whether it disappears.
+ */
+export async function deleteRuntimeKeepingMaintainer(
+  client: KubeClient,
+  ns: string,
+  runtime: string,
+  storeId: string,
+): Promise<void> {
+  const rt = await client.get<Runtime>(path(RuntimeResource, ns, runtime));
+  await client.delete(path(RuntimeResource, ns, runtime));
+  const gone = async (p: string) => !(await client.get(p).catch(() => undefined));
+  await eventually(
+    `Runtime ${runtime} and its Deployment gone`,
+    async () =>
+      (await gone(path(RuntimeResource, ns, runtime))) && (await gone(path(R.deployments, ns, runtime))),
+    60_000,
+  );
+  const m = await client.get<KubeObject>(path(R.deployments, ns, maintainerName(storeId)));
+  const owners = (m.metadata.ownerReferences ?? []).map((o) => `${o.kind}/${o.name} ${o.uid}`);
+  if (m.metadata.deletionTimestamp || owners.some((o) => o.endsWith(rt.metadata.uid as string)))
+    throw new Error(
+      `maintainer ${maintainerName(storeId)} is going with the Runtime: deletionTimestamp ${m.metadata.deletionTimestamp}, owners ${owners.join(", ")}`,
+    );
 }
 
 export interface TokenOptions {
