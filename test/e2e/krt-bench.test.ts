@@ -7,7 +7,7 @@ import { RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { BenchResult } from "../../bench/hotpath/bench.ts";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
-import { testCluster, type testNamespace } from "../support/cluster.ts";
+import { eventually, testCluster, type testNamespace } from "../support/cluster.ts";
 import { type RealRunsEnv, realRunsEnv, runKrt, runsExecute, startKrt } from "./krt-binary.ts";
 
 const cluster = testCluster();
@@ -113,15 +113,20 @@ suite("krt bench (compiled binary, real Runs)", () => {
     const live = startKrt(bin, ["bench", "--no-ceiling", "--jobs", "0"], {
       kubeconfig: cluster?.kubeconfig ?? "",
     });
-    const deadline = Date.now() + 20_000;
-    while (!live.stderr().includes("creating Runtime") && Date.now() < deadline) await Bun.sleep(50);
+    // Interrupted only once it is creating the Runtime: the cleanup under test has work to do.
+    const creating = await eventually(
+      "krt bench creating the Runtime",
+      async () => live.stderr().includes("creating Runtime"),
+      60_000,
+    ).catch((e: Error) => e);
     live.interrupt();
     const r = await live.result;
+    if (creating instanceof Error) throw creating;
     expect(r.code).toBe(130);
     expect(r.stderr).toContain("interrupted: cleaning up");
     const made = /namespace (krt-bench-[a-z0-9]+)/.exec(r.stderr)?.[1] ?? "";
     expect(await namespaceGone(made)).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   test("bad flags are usage errors before anything is created", async () => {
     for (const args of [

@@ -106,7 +106,7 @@ suite("local node agent: its own restarts", () => {
     expect(after.metadata.uid).toBe(before.metadata.uid);
     expect(after.status?.podIP).toBe(before.status?.podIP);
     await eventually("doomed removed", () => gone("doomed"));
-  }, 60_000);
+  }, 180_000);
 
   test("after an agent crash the next agent kills what the containers forked", async () => {
     const tag = `crash-${ns}`;
@@ -121,12 +121,12 @@ suite("local node agent: its own restarts", () => {
 
     process.kill(await agentPid(), "SIGKILL");
     // Start only once the supervisor saw the exit, or it would track the wrong process.
-    await eventually("supervisor saw the agent exit", async () => !(await agentRunning()), 5000);
+    await eventually("supervisor saw the agent exit", async () => !(await agentRunning()), 30_000);
     // pdeathsig takes the container's main process with the agent; its forked child survives.
     await eventually(
       "main process gone",
       async () => pidsWith(`KRT_TEST_MARKER=${tag}`).length < forked.length,
-      5000,
+      30_000,
     );
     await controlComponent(cluster!.local!, "node-agent", "start");
     await eventually("restarted under the new agent", async () => {
@@ -137,6 +137,10 @@ suite("local node agent: its own restarts", () => {
     for (const pid of forked) expect(now).not.toContain(pid);
     await client.delete(path(R.pods, ns, "crashy"));
     await eventually("crashy removed", () => gone("crashy"));
-    await eventually("no processes left", async () => pidsWith(`KRT_TEST_MARKER=${tag}`).length === 0, 5000);
-  }, 60_000);
+    await eventually(
+      "no processes left",
+      async () => pidsWith(`KRT_TEST_MARKER=${tag}`).length === 0,
+      30_000,
+    );
+  }, 180_000);
 });

@@ -36,7 +36,7 @@ suite("scheduler: placement", () => {
 
   const run = (name: string) => getRun(client, ns.name, name);
   const phaseOf = async (name: string) => (await run(name)).status?.phase;
-  const waitPhase = (name: string, phase: string, ms = 20_000) =>
+  const waitPhase = (name: string, phase: string, ms = 60_000) =>
     eventually(
       `${name} ${phase}`,
       async () => ((await run(name)).status?.phase === phase ? run(name) : undefined),

@@ -135,7 +135,7 @@ suite("scheduler: stale-assignment recovery", () => {
   test("bound but never started: taken back after the start timeout, Failed PodUnhealthy without retries", async () => {
     await createRuns(client, ns.name, [runManifest("stuck", "rec")]);
     await until("Scheduled", "stuck", (r) => r.status?.phase === "Scheduled");
-    const failed = await until("Failed", "stuck", (r) => r.status?.phase === "Failed", 20_000);
+    const failed = await until("Failed", "stuck", (r) => r.status?.phase === "Failed", 60_000);
     expect(failed.status?.reason).toBe("PodUnhealthy");
     expect(failed.status?.message).toContain("did not start");
   });
