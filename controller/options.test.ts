@@ -13,6 +13,37 @@ describe("parseOptions", () => {
     expect(o.namespace).toBeUndefined();
   });
 
+  test("dataplane flags: port, subjects, NetworkPolicy and the gateway's pods", () => {
+    const d = parseOptions([], {});
+    expect(d.dataplanePort).toBe(8444);
+    expect(d.dataplaneSubjects).toEqual([]);
+    expect(d.dataplaneNetworkPolicy).toBe(false);
+    expect(d.gatewayNamespace).toBeUndefined();
+    expect(d.gatewayPodLabels).toEqual({ "app.kubernetes.io/name": "kruntimes-gateway" });
+    const o = parseOptions(
+      [
+        "--dataplane-port=9444",
+        "--dataplane-subjects=system:serviceaccount:krt:krt-gateway",
+        "--dataplane-network-policy",
+        "--gateway-namespace=krt",
+        "--gateway-pod-labels=app.kubernetes.io/name=kruntimes-gateway,app.kubernetes.io/instance=krt",
+      ],
+      {},
+    );
+    expect(o).toMatchObject({
+      dataplanePort: 9444,
+      dataplaneSubjects: ["system:serviceaccount:krt:krt-gateway"],
+      dataplaneNetworkPolicy: true,
+      gatewayNamespace: "krt",
+      gatewayPodLabels: {
+        "app.kubernetes.io/name": "kruntimes-gateway",
+        "app.kubernetes.io/instance": "krt",
+      },
+    });
+    expect(() => parseOptions(["--dataplane-port=8081"], {})).toThrow(/other than --runtimed-port/);
+    expect(() => parseOptions(["--gateway-pod-labels=novalue"], {})).toThrow(/key=value/);
+  });
+
   test("flags win over env, env over defaults; both flag spellings work", () => {
     const o = parseOptions(["--metrics-port=9000", "--log-level", "debug", "--leader-elect=false"], {
       KRT_METRICS_PORT: "7000",

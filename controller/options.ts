@@ -102,6 +102,30 @@ export const FLAGS = {
     help: "most warm interpreters per runtime container (KRT_WARM_POOL = capacity.runs/4, at least 2); 0 leaves the Runtime Server's default; the template's own KRT_WARM_POOL wins",
   },
   "runtime-resync": { kind: "duration", default: "10m", help: "re-apply every Runtime's objects this often" },
+  "dataplane-port": {
+    kind: "int",
+    default: "8444",
+    help: "runtimed's dataplane port (named dataplane; function invocations from the gateway)",
+  },
+  "dataplane-subjects": {
+    kind: "list",
+    default: "",
+    help: "comma-separated usernames runtimed lets call its dataplane, e.g. system:serviceaccount:kruntimes:kruntimes-gateway (empty: nobody)",
+  },
+  "dataplane-network-policy": {
+    kind: "bool",
+    default: "false",
+    help: "render a NetworkPolicy per Runtime: the dataplane port only from the gateway pods, other ports from anywhere",
+  },
+  "gateway-namespace": {
+    kind: "string",
+    help: "namespace of the gateway pods the NetworkPolicy admits (default: each Runtime's own namespace)",
+  },
+  "gateway-pod-labels": {
+    kind: "list",
+    default: "app.kubernetes.io/name=kruntimes-gateway",
+    help: "labels (k=v,k=v) selecting the gateway pods the NetworkPolicy admits to the dataplane port",
+  },
 } satisfies Record<string, Flag>;
 
 export type FlagName = keyof typeof FLAGS;
@@ -134,6 +158,11 @@ export interface ControllerOptions {
   parkedFlushMs: number;
   runtimeResyncMs: number;
   warmPoolMax: number;
+  dataplanePort: number;
+  dataplaneSubjects: string[];
+  dataplaneNetworkPolicy: boolean;
+  gatewayNamespace?: string;
+  gatewayPodLabels: Record<string, string>;
 }
 
 export class OptionsError extends Error {
@@ -231,7 +260,20 @@ export function parseOptions(
     parkedFlushMs: get("parked-flush") as number,
     runtimeResyncMs: get("runtime-resync") as number,
     warmPoolMax: Math.max(0, get("warm-pool-max") as number),
+    dataplanePort: get("dataplane-port") as number,
+    dataplaneSubjects: get<string[]>("dataplane-subjects") ?? [],
+    dataplaneNetworkPolicy: get("dataplane-network-policy") as boolean,
+    gatewayNamespace: get("gateway-namespace"),
+    gatewayPodLabels: labelMap("gateway-pod-labels", get<string[]>("gateway-pod-labels") ?? []),
   };
+  if (o.dataplanePort < 1 || o.dataplanePort > 65535 || o.dataplanePort === o.runtimedPort) {
+    throw new OptionsError("--dataplane-port must be a port (1-65535) other than --runtimed-port");
+  }
+  if (o.dataplaneNetworkPolicy && Object.keys(o.gatewayPodLabels).length === 0) {
+    throw new OptionsError(
+      "--dataplane-network-policy needs --gateway-pod-labels (or it would admit every pod)",
+    );
+  }
   if (!(o.renewDeadlineMs < o.leaseDurationMs)) {
     throw new OptionsError("--leader-renew-deadline must be shorter than --leader-lease-duration");
   }
@@ -242,6 +284,17 @@ export function parseOptions(
     throw new OptionsError("--heartbeat-stale-after must be at least --heartbeat-lease-duration");
   }
   return o;
+}
+
+/** `k=v` items as a label map. */
+function labelMap(flag: FlagName, items: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const eq = item.indexOf("=");
+    if (eq <= 0) throw new OptionsError(`--${flag}: "${item}" is not key=value`);
+    out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
+  }
+  return out;
 }
 
 export function helpText(): string {

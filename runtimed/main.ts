@@ -8,6 +8,10 @@
 import { KubeClient, resolveConnection } from "@kruntimes/kube";
 import { createArtifactMetrics } from "./artifacts/artifact-metrics.ts";
 import { RunArtifacts } from "./artifacts/run-artifacts.ts";
+import { serveDataplane } from "./dataplane/dataplane-server.ts";
+import { registerFunctionGauges } from "./dataplane/function-gauges.ts";
+import { clusterReviewer, DataplaneAuth } from "./dataplane/token-auth.ts";
+import { FunctionTable } from "./functions/function-table.ts";
 import { LeaseKeeper } from "./heartbeat/lease-keeper.ts";
 import { serveProbes } from "./http/probe-server.ts";
 import { createLogger } from "./logger.ts";
@@ -51,6 +55,7 @@ async function sidecar(): Promise<void> {
         log,
       )
     : undefined;
+  const table = new FunctionTable();
   const runtimed = new Runtimed({
     o,
     client,
@@ -58,8 +63,26 @@ async function sidecar(): Promise<void> {
     writer,
     metrics,
     log,
+    table,
     ...(artifacts ? { artifacts } : {}),
   });
+  registerFunctionGauges(metrics.registry, server.functions);
+  const dataplane =
+    o.dataplane.port > 0
+      ? serveDataplane({
+          host: o.host,
+          port: o.dataplane.port,
+          podUID: o.pod.uid,
+          table,
+          functions: server.functions,
+          auth: new DataplaneAuth(o.dataplane, clusterReviewer(client, o.dataplane.audience), metrics),
+          metrics,
+          log,
+          draining: () => runtimed.isDraining,
+        })
+      : undefined;
+  if (o.dataplane.port > 0 && o.dataplane.subjects.length === 0)
+    log.warn("no --dataplane-subjects: the dataplane refuses every caller (PERMISSION_DENIED)");
 
   const http = serveProbes(o.host, o.port, metrics.registry, {
     server,
@@ -80,6 +103,7 @@ async function sidecar(): Promise<void> {
     await runtimed.drain();
     await lease.release();
     http.stop(true);
+    dataplane?.stop(true);
     log.info("stopped");
     process.exit(0);
   }

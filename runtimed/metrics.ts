@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
-export type WriteKind = "running" | "terminal" | "retry";
+export type WriteKind = "running" | "terminal" | "retry" | "ready";
 export type WriteResult = "ok" | "fenced" | "gone" | "rejected" | "ambiguous";
 
 export interface Metrics {
@@ -18,7 +18,30 @@ export interface Metrics {
   statusWrites: Counter<"kind" | "result">;
   statusWriteDuration: Histogram<"kind">;
   leaseRenewals: Counter<"result">;
+  /** Function mode (runtimed/functions, runtimed/dataplane). */
+  registrations: Counter<"result">;
+  invocations: Counter<"result">;
+  invocationDuration: Histogram;
+  invocationsInFlight: Gauge;
+  dataplaneAuth: Counter<"decision" | "cached">;
 }
+
+/** `result` of kruntimes_runtimed_function_invocations_total: a closed set (see dataplane/invoke-result.ts). */
+export type InvocationResult =
+  | "ok"
+  | "handler_error"
+  | "busy"
+  | "request_too_large"
+  | "response_too_large"
+  | "timeout"
+  | "worker_crashed"
+  | "cancelled"
+  | "not_ready"
+  | "stale_route"
+  | "unauthenticated"
+  | "permission_denied"
+  | "unavailable"
+  | "error";
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -79,6 +102,35 @@ export function createMetrics(): Metrics {
       name: "kruntimes_runtimed_lease_renewals_total",
       help: "Heartbeat Lease renewals by result.",
       labelNames: ["result"],
+      registers,
+    }),
+    registrations: new Counter({
+      name: "kruntimes_runtimed_function_registrations_total",
+      help: "Function registrations by result: ready, failed, readopted (after a runtimed restart), reregistered (after the Runtime Server lost it).",
+      labelNames: ["result"],
+      registers,
+    }),
+    invocations: new Counter({
+      name: "kruntimes_runtimed_function_invocations_total",
+      help: "Dataplane invocations by result (ok, handler_error, busy, request_too_large, response_too_large, timeout, worker_crashed, cancelled, not_ready, stale_route, unauthenticated, permission_denied, unavailable, error).",
+      labelNames: ["result"],
+      registers,
+    }),
+    invocationDuration: new Histogram({
+      name: "kruntimes_runtimed_function_invocation_duration_seconds",
+      help: "Dataplane invocations forwarded to the Runtime Server: from the request arriving to the answer (handler errors included).",
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+      registers,
+    }),
+    invocationsInFlight: new Gauge({
+      name: "kruntimes_runtimed_function_invocations_in_flight",
+      help: "Dataplane invocations forwarded and not yet answered.",
+      registers,
+    }),
+    dataplaneAuth: new Counter({
+      name: "kruntimes_runtimed_dataplane_auth_total",
+      help: "Dataplane authentication decisions: allowed, unauthenticated, forbidden (subject not allowed), error (TokenReview failed); cached = answered from the cache.",
+      labelNames: ["decision", "cached"],
       registers,
     }),
   };

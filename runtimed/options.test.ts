@@ -26,6 +26,24 @@ describe("parseOptions", () => {
       runningDelayMs: 500,
     });
   });
+  test("the dataplane: port, allowed subjects, audience and cache bounds", () => {
+    const d = parseOptions([], env).dataplane;
+    expect(d).toEqual({
+      port: 8444,
+      subjects: [],
+      audience: "kruntimes-dataplane",
+      allowTtlMs: 60_000,
+      denyTtlMs: 5000,
+      cacheSize: 1024,
+    });
+    const o = parseOptions([], {
+      ...env,
+      KRT_DATAPLANE_PORT: "9444",
+      KRT_DATAPLANE_SUBJECTS: "system:serviceaccount:k:gw, system:serviceaccount:k:other,",
+    });
+    expect(o.dataplane.port).toBe(9444);
+    expect(o.dataplane.subjects).toEqual(["system:serviceaccount:k:gw", "system:serviceaccount:k:other"]);
+  });
   test("flags win over env", () => {
     const o = parseOptions(["--port=9000", "--socket", "/tmp/s.sock"], env);
     expect(o.port).toBe(9000);

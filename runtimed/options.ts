@@ -28,6 +28,22 @@ export interface RuntimedOptions {
   /** The Runtime's `spec.artifactStore`; absent when it has none (no `$KRUNTIME_ARTIFACTS_DIR`). */
   artifacts?: ArtifactOptions;
   logLevel: string;
+  /** The dataplane listener (function invocations from the gateway) on `pod.ip`; 0 = off. */
+  dataplane: DataplaneOptions;
+  /** How long a deleted function Run's in-flight invocations may finish before they are cancelled. */
+  functionDeleteDrainMs: number;
+}
+
+export interface DataplaneOptions {
+  port: number;
+  /** Usernames (TokenReview `status.user.username`) allowed to call, e.g. the gateway's ServiceAccount. */
+  subjects: string[];
+  /** The audience the callers' tokens must carry. */
+  audience: string;
+  /** How long an allowed / denied TokenReview decision is reused; the cache's bound. */
+  allowTtlMs: number;
+  denyTtlMs: number;
+  cacheSize: number;
 }
 
 export interface ArtifactOptions {
@@ -124,6 +140,41 @@ const SPECS = {
     help: "how long transient artifact store failures are retried",
   },
   "log-level": { env: "KRT_LOG_LEVEL", kind: "string", default: "info", help: "pino level" },
+  "dataplane-port": {
+    env: "KRT_DATAPLANE_PORT",
+    kind: "int",
+    default: "8444",
+    help: "dataplane port on $POD_IP (FunctionDataplaneService, for the gateway); 0 = off",
+  },
+  "dataplane-subjects": {
+    env: "KRT_DATAPLANE_SUBJECTS",
+    kind: "string",
+    default: "",
+    help: "comma-separated usernames allowed on the dataplane (e.g. system:serviceaccount:kruntimes:kruntimes-gateway); empty = nobody",
+  },
+  "dataplane-audience": {
+    env: "KRT_DATAPLANE_AUDIENCE",
+    kind: "string",
+    default: "kruntimes-dataplane",
+    help: "audience the callers' ServiceAccount tokens must carry (TokenReview spec.audiences)",
+  },
+  "dataplane-auth-allow-ttl-ms": {
+    kind: "int",
+    default: "60000",
+    help: "how long an allowed token is trusted without another TokenReview",
+  },
+  "dataplane-auth-deny-ttl-ms": {
+    kind: "int",
+    default: "5000",
+    help: "how long a refused token stays refused",
+  },
+  "dataplane-auth-cache-size": { kind: "int", default: "1024", help: "most cached token decisions" },
+  "function-delete-drain-ms": {
+    env: "KRT_FUNCTION_DELETE_DRAIN_MS",
+    kind: "int",
+    default: "10000",
+    help: "a deleted function Run's in-flight invocations may finish this long",
+  },
 } as const satisfies Record<string, Spec>;
 type Flag = keyof typeof SPECS;
 
@@ -244,5 +295,17 @@ export function parseOptions(
     writeRetryMs: int("write-retry-ms", 1),
     ...(raw.get("kubeconfig") ? { kubeconfig: raw.get("kubeconfig") } : {}),
     logLevel: str("log-level"),
+    dataplane: {
+      port: int("dataplane-port", 0),
+      subjects: (raw.get("dataplane-subjects") ?? "")
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+      audience: str("dataplane-audience"),
+      allowTtlMs: int("dataplane-auth-allow-ttl-ms", 0),
+      denyTtlMs: int("dataplane-auth-deny-ttl-ms", 0),
+      cacheSize: int("dataplane-auth-cache-size", 1),
+    },
+    functionDeleteDrainMs: int("function-delete-drain-ms", 0),
   };
 }

@@ -6,10 +6,17 @@
  * no longer knows are lost and handled by the retry policy, executions no Run owns are cancelled.
  */
 import { type Run, RunMode, RunPhase, RunResource, runModeOf, TERMINAL_PHASES } from "@kruntimes/api";
+import {
+  type FunctionRegistration,
+  FunctionState,
+  UnregisterMode,
+} from "@kruntimes/api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { TaskState } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { Informer, type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { RunArtifacts } from "./artifacts/run-artifacts.ts";
 import { RunSupervisor, type StartKind } from "./execution/run-supervisor.ts";
+import { FunctionSupervisor } from "./functions/function-supervisor.ts";
+import type { FunctionTable } from "./functions/function-table.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RuntimedOptions } from "./options.ts";
@@ -25,16 +32,22 @@ export interface RuntimedDeps {
   log: Logger;
   /** Present when the Runtime has an artifact store. */
   artifacts?: RunArtifacts;
+  /** The function Runs served here (shared with the dataplane). */
+  table: FunctionTable;
 }
+
+type Supervisor = RunSupervisor | FunctionSupervisor;
 
 const FINISHED_MEMORY = 10_000;
 
 export class Runtimed {
-  private readonly supervisors = new Map<string, RunSupervisor>();
+  private readonly supervisors = new Map<string, Supervisor>();
   /** `uid/attempt` of attempts whose supervisor ended: a late event must not start them again. */
   private readonly finished = new Map<string, true>();
   /** `uid/attempt` the Runtime Server had at start-up (re-attach directly). */
   private known = new Set<string>();
+  /** Function registrations the Runtime Server held at start-up, by Run UID (re-adopted as they are). */
+  private knownFunctions = new Map<string, FunctionRegistration>();
   private informer: Informer<Run> | undefined;
   private draining = false;
   private idle: (() => void) | undefined;
@@ -52,6 +65,8 @@ export class Runtimed {
     await this.waitForServer();
     const listed = await this.d.server.tasks.list({});
     this.known = new Set(listed.executions.map((x) => `${x.runUid}/${x.attempt}`));
+    const registrations = await this.listFunctions();
+    this.knownFunctions = new Map(registrations.map((r) => [r.runUid, r]));
     const fieldSelector = await this.fieldSelector();
     const informer = new Informer<Run>(this.d.client, path(RunResource, this.d.o.pod.namespace), {
       ...(fieldSelector ? { fieldSelector } : {}),
@@ -77,6 +92,19 @@ export class Runtimed {
       );
       await this.d.server.tasks.cancel({ runUid: x.runUid, attempt: x.attempt }).catch(() => {});
     }
+    this.knownFunctions.clear();
+    for (const r of registrations) {
+      if (r.state === FunctionState.ENDED || r.state === FunctionState.FAILED) continue;
+      const sup = this.supervisors.get(r.runUid);
+      if (sup && sup.currentAttempt === r.attempt) continue;
+      this.d.log.info(
+        { runUID: r.runUid, attempt: r.attempt, run: r.runName },
+        "unregistering a function no assigned Run owns",
+      );
+      await this.d.server.functions
+        .unregister({ runUid: r.runUid, attempt: r.attempt, mode: UnregisterMode.CANCEL })
+        .catch(() => {});
+    }
     this.d.log.info(
       { fieldSelector: fieldSelector ?? "(none: filtering client-side)", adopted: this.supervisors.size },
       "watching assigned Runs",
@@ -89,6 +117,16 @@ export class Runtimed {
     for (const s of this.supervisors.values()) s.drain();
     if (this.supervisors.size > 0) await new Promise<void>((r) => (this.idle = r));
     this.informer?.stop();
+  }
+
+  /** The server's registrations; empty when it does not implement function mode. */
+  private async listFunctions(): Promise<FunctionRegistration[]> {
+    try {
+      return (await this.d.server.functions.list({})).registrations;
+    } catch (e) {
+      this.d.log.info({ err: String(e) }, "the Runtime Server lists no function registrations");
+      return [];
+    }
   }
 
   private async waitForServer(): Promise<void> {
@@ -142,13 +180,18 @@ export class Runtimed {
     }
     const s = run.status;
     if (!s?.assignment || s.assignment.podUID !== this.d.o.pod.uid || this.draining) return;
-    if (s.phase !== RunPhase.Scheduled && s.phase !== RunPhase.Running) return;
     const key = `${uid}/${s.attempt ?? 1}`;
     if (this.finished.has(key)) return;
-    if (runModeOf(run.spec) !== RunMode.Task) {
+    const mode = runModeOf(run.spec);
+    if (mode === RunMode.Function) {
+      this.considerFunction(run, key);
+      return;
+    }
+    if (s.phase !== RunPhase.Scheduled && s.phase !== RunPhase.Running) return;
+    if (mode !== RunMode.Task) {
       this.d.log.warn(
-        { run: run.metadata.name, runUID: uid },
-        "only task Runs are executed by this runtimed",
+        { run: run.metadata.name, runUID: uid, mode },
+        "this runtimed does not execute this mode",
       );
       return;
     }
@@ -167,7 +210,30 @@ export class Runtimed {
     next.start();
   }
 
-  private done(sup: RunSupervisor): void {
+  /** A function Run: Scheduled starts a registration, Ready (after a restart) re-adopts it. */
+  private considerFunction(run: Run, key: string): void {
+    const phase = run.status?.phase;
+    if (phase !== RunPhase.Scheduled && phase !== RunPhase.Ready && phase !== RunPhase.Running) return;
+    const uid = run.metadata.uid ?? "";
+    const known = this.knownFunctions.get(uid);
+    const next = new FunctionSupervisor(
+      run,
+      {
+        ...this.d,
+        functions: this.d.server.functions,
+        draining: () => this.draining,
+        done: (finished) => this.done(finished),
+        deleteDrainMs: this.d.o.functionDeleteDrainMs,
+      },
+      phase === RunPhase.Scheduled ? "new" : "adopt",
+      known,
+    );
+    this.d.log.debug({ key, phase }, "function Run assigned here");
+    this.supervisors.set(uid, next);
+    next.start();
+  }
+
+  private done(sup: Supervisor): void {
     if (this.supervisors.get(sup.uid) === sup) this.supervisors.delete(sup.uid);
     this.finished.set(`${sup.uid}/${sup.currentAttempt}`, true);
     if (this.finished.size > FINISHED_MEMORY) {

@@ -8,6 +8,7 @@
  */
 import { type ArtifactStore, GROUP, Labels, MANAGED_BY, maintainerName, RUN_PLURAL } from "@kruntimes/api";
 import { R, type ResourceRef } from "@kruntimes/kube";
+import { authDelegatorBinding, CLUSTER_ROLE_BINDINGS } from "../rbac/auth-delegator.ts";
 import { storeWiring } from "./store-wiring.ts";
 
 export const MAINTAINER_PORT = 8090;
@@ -21,7 +22,8 @@ export interface MaintainerObject {
   body: Record<string, unknown>;
 }
 
-export const CLUSTER_ROLE_BINDINGS = { group: RBAC, version: "v1", plural: "clusterrolebindings" };
+export { CLUSTER_ROLE_BINDINGS };
+
 const ROLES = R.roles;
 const ROLE_BINDINGS = R.roleBindings;
 
@@ -89,16 +91,7 @@ export function maintainerObjects(
     {
       resource: CLUSTER_ROLE_BINDINGS,
       name: clusterBindingName(namespace, storeId),
-      body: {
-        apiVersion: `${RBAC}/v1`,
-        kind: "ClusterRoleBinding",
-        metadata: {
-          name: clusterBindingName(namespace, storeId),
-          labels: { ...labels, "kruntimes.io/namespace": namespace },
-        },
-        roleRef: { apiGroup: RBAC, kind: "ClusterRole", name: "system:auth-delegator" },
-        subjects: [{ kind: "ServiceAccount", name, namespace }],
-      },
+      body: authDelegatorBinding(clusterBindingName(namespace, storeId), labels, { name, namespace }),
     },
     {
       resource: R.deployments,

@@ -6,6 +6,7 @@ import type { KubeClient } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { MaintainerReconciler } from "../artifacts/maintainer-reconciler.ts";
+import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import { LeaderElector } from "../leader/leader-elector.ts";
 import { ControllerMetrics } from "../metrics/controller-metrics.ts";
@@ -79,6 +80,11 @@ export class Manager {
           runtimedResources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } },
           runtimeResources: { requests: { cpu: "100m", memory: "128Mi" } },
           warmPoolMax: o.warmPoolMax,
+          dataplanePort: o.dataplanePort,
+          dataplaneSubjects: o.dataplaneSubjects,
+          dataplaneNetworkPolicy: o.dataplaneNetworkPolicy,
+          ...(o.gatewayNamespace ? { gatewayNamespace: o.gatewayNamespace } : {}),
+          gatewayPodLabels: o.gatewayPodLabels,
         },
       }),
       2,
@@ -113,6 +119,16 @@ export class Manager {
     controllers.ttl = make(
       new TtlReconciler({ runs: this.informers.runs, client, clock, registry: this.registry }),
       2,
+    );
+    controllers.functionFinalizer = make(
+      new FunctionFinalizerReconciler({
+        runs: this.informers.runs,
+        client,
+        clock,
+        registry: this.registry,
+        graceMs: 10_000,
+      }),
+      1,
     );
     controllers.artifacts = make(
       new MaintainerReconciler({

@@ -3,6 +3,7 @@ import { Labels, type Run } from "@kruntimes/api";
 import { keyOf } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { maintainerKey } from "../artifacts/maintainer-reconciler.ts";
+import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import type { Controller } from "../reconcile/controller.ts";
 import { holdsCapacity } from "../scheduler/run-request.ts";
@@ -16,6 +17,8 @@ export interface Controllers {
   ttl: Controller;
   /** Artifact maintainers, keyed `<namespace>/<storeId>`. */
   artifacts: Controller;
+  /** The function finalizer where no runtimed can remove it. */
+  functionFinalizer: Controller;
 }
 
 export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {
@@ -41,6 +44,7 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
     const key = keyOf(run);
     if (holdsCapacity(run)) c.recovery.enqueue(key);
     if (TtlReconciler.wants(run)) c.ttl.enqueue(key);
+    if (FunctionFinalizerReconciler.wants(run)) c.functionFinalizer.enqueue(key);
     const store = maintainerKey(run);
     if (store) c.artifacts.enqueue(store);
   };

@@ -1,6 +1,7 @@
 /**
  * What happens to a Pending Run before any pod is considered: it is scheduled, or it ends at
- * once — cancelled (`spec.termination` set) or failed because its mode is not served yet.
+ * once — cancelled (`spec.termination` set) or failed because its mode is not served yet
+ * (sessions; tasks and functions are).
  */
 import { Reason, type Run, RunMode, RunPhase, runModeOf } from "@kruntimes/api";
 
@@ -20,12 +21,12 @@ export function admit(run: Run): Admission {
     };
   }
   const mode = runModeOf(run.spec);
-  if (mode !== RunMode.Task) {
+  if (mode !== RunMode.Task && mode !== RunMode.Function) {
     return {
       kind: "end",
       phase: RunPhase.Failed,
       reason: Reason.ModeNotSupported,
-      message: `${mode} mode is not served by this version of kruntimes yet; only task Runs are executed`,
+      message: `${mode} mode is not served by this version of kruntimes yet; task and function Runs are served`,
     };
   }
   return SCHEDULE;

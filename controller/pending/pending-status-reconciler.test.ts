@@ -19,8 +19,8 @@ function setup(run: Run, waiting?: Waiting) {
 }
 
 describe("PendingStatusReconciler", () => {
-  test("a function Run fails with ModeNotSupported, fenced on the absent status", async () => {
-    const { r, writer } = setup(aRun({ name: "f", mode: "function" }));
+  test("a session Run fails with ModeNotSupported, fenced on the absent status", async () => {
+    const { r, writer } = setup(aRun({ name: "f", mode: "session" }));
     await r.reconcile("ns/f");
     expect(writer.patches[0]?.ops[0]).toEqual({ op: "test", path: "/status", value: null });
     expect(writer.lastStatus()?.phase).toBe(RunPhase.Failed);

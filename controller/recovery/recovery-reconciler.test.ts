@@ -59,6 +59,41 @@ describe("RecoveryReconciler", () => {
     expect(s?.reason).toBe("PodGone");
   });
 
+  test("a Ready function Run on a lost pod is re-placed like a Running task: attempt+1, no endpoint", async () => {
+    const ready = {
+      ...boundTo("p1", 1, "Ready"),
+      endpoint: { pod: "p1", podUID: "uid-p1", attempt: 1, readyMicros: 5 },
+      conditions: [
+        { type: "Ready", status: "True", reason: "Serving", message: "", lastTransitionTime: "t" },
+      ],
+    } as Run["status"];
+    const run = aRun({ name: "f", mode: "function", retry: { maxAttempts: 3 }, status: ready });
+    const { r, writer } = setup(run, false);
+    await r.reconcile("ns/f");
+    const s = writer.lastStatus();
+    expect(writer.patches[0]?.ops[0]).toEqual({ op: "test", path: "/status/phase", value: "Ready" });
+    expect(s).toMatchObject({ phase: RunPhase.Pending, attempt: 2, reason: "PodGone" });
+    expect(s?.endpoint).toBeUndefined();
+    expect(s?.assignment).toBeUndefined();
+  });
+
+  test("a Ready function Run that cannot be re-placed fails without an endpoint, Ready False", async () => {
+    const ready = {
+      ...boundTo("p1", 1, "Ready"),
+      endpoint: { pod: "p1", podUID: "uid-p1", attempt: 1 },
+      conditions: [
+        { type: "Ready", status: "True", reason: "Serving", message: "", lastTransitionTime: "t" },
+      ],
+    } as Run["status"];
+    const { r, writer } = setup(aRun({ name: "f", mode: "function", status: ready }), false);
+    await r.reconcile("ns/f");
+    const s = writer.lastStatus();
+    expect(s?.phase).toBe(RunPhase.Failed);
+    expect(s?.endpoint).toBeUndefined();
+    const conditions = (s?.conditions ?? []) as { type: string }[];
+    expect(conditions.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "PodGone" });
+  });
+
   test("pod gone and no retry policy: Failed PodGone, assignment kept", async () => {
     const { r, writer } = setup(aRun({ name: "a", status: boundTo("p1", 1, "Scheduled") }), false);
     await r.reconcile("ns/a");

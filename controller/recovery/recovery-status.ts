@@ -24,7 +24,10 @@ export function requeuedStatus(run: Run, reason: Reason, message: string, nowMs:
   };
 }
 
-/** A terminal phase that keeps the assignment and what runtimed reported. */
+/**
+ * A terminal phase that keeps the assignment and what runtimed reported. A function Run no longer
+ * serves: its endpoint goes and its Ready/Registered conditions turn False with the reason.
+ */
 export function endedStatus(
   run: Run,
   phase: typeof RunPhase.Failed | typeof RunPhase.Cancelled,
@@ -32,9 +35,21 @@ export function endedStatus(
   message: string,
   micros: number,
 ): RunStatus {
-  const s = run.status ?? {};
+  const { endpoint: _gone, ...s } = run.status ?? {};
+  const at = kubeTime(Math.floor(micros / 1000));
+  let conditions = s.conditions;
+  for (const type of [RunConditionType.Ready, RunConditionType.Registered]) {
+    if (!conditions?.some((c) => c.type === type && c.status === "True")) continue;
+    conditions = setCondition(
+      conditions,
+      { type, status: "False", reason, message },
+      at,
+      run.metadata.generation,
+    );
+  }
   return {
     ...s,
+    ...(conditions ? { conditions } : {}),
     phase,
     reason,
     message: message.slice(0, 4096),

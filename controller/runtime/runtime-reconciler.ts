@@ -6,14 +6,16 @@
  * periodic resync re-applies everything to repair drift.
  */
 import { Annotations, API_VERSION, RUNTIME_KIND, type Runtime, RuntimeResource } from "@kruntimes/api";
-import { type KubeClient, path } from "@kruntimes/kube";
+import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import type { Deployment } from "../kube-types.ts";
+import { applyTolerating403, deleteBinding } from "../rbac/auth-delegator.ts";
 import type { Reconciler } from "../reconcile/controller.ts";
 import { Result } from "../reconcile/result.ts";
 import type { SchedulerCache } from "../scheduler/cache/scheduler-cache.ts";
 import type { Clock } from "../util/clock.ts";
 import { ownedNames } from "./render/names.ts";
+import { NETWORK_POLICIES } from "./render/network-policy.ts";
 import { TemplateError } from "./render/pod-template.ts";
 import type { RenderOptions } from "./render/render-options.ts";
 import { type RenderedRuntime, renderRuntime } from "./render/render-runtime.ts";
@@ -41,7 +43,7 @@ export class RuntimeReconciler implements Reconciler {
     const rt = this.d.runtimes.get(key);
     if (!rt || rt.metadata.deletionTimestamp) {
       this.applied.delete(key);
-      return Result.done();
+      return this.removeClusterObjects(key);
     }
     const now = this.d.clock.now();
     const ns = rt.metadata.namespace ?? "";
@@ -58,8 +60,18 @@ export class RuntimeReconciler implements Reconciler {
     if (rendered && this.needsApply(key, rendered, dep, now)) {
       try {
         for (const o of rendered.objects) {
+          if (o.clusterScoped) {
+            if (!(await applyTolerating403(this.d.client, o.body, this.d.fieldManager)))
+              this.d.log.warn(
+                { runtime: key, binding: o.name },
+                "may not bind runtimed to system:auth-delegator (controller scope Namespace?): its dataplane cannot check tokens until an admin creates this ClusterRoleBinding",
+              );
+            continue;
+          }
           await this.d.client.apply(path(o.resource, ns, o.name), o.body, this.d.fieldManager, true);
         }
+        if (!this.d.render.dataplaneNetworkPolicy)
+          await this.removeNetworkPolicy(ns, ownedNames(rt).networkPolicy);
         this.applied.set(key, { hash: rendered.hash, atMs: now });
         applied = true;
       } catch (e) {
@@ -90,6 +102,31 @@ export class RuntimeReconciler implements Reconciler {
     }
     if (failure?.reason === "ApplyFailed") return Result.backoff(failure.message);
     return Result.requeueAfter(this.d.resyncMs);
+  }
+
+  /** The Runtime is gone: its cluster-scoped binding is not garbage-collected with it. */
+  private async removeClusterObjects(key: string): Promise<Result> {
+    const [namespace, name] = key.split("/") as [string, string];
+    const names = ownedNames({ metadata: { namespace, name } } as Runtime);
+    if (!(await deleteBinding(this.d.client, names.authDelegatorBinding)))
+      this.d.log.warn(
+        { runtime: key, binding: names.authDelegatorBinding },
+        "may not delete runtimed's ClusterRoleBinding",
+      );
+    return Result.done();
+  }
+
+  /** A NetworkPolicy rendered while the flag was on is taken away when it is off. */
+  private async removeNetworkPolicy(ns: string, name: string): Promise<void> {
+    try {
+      await this.d.client.delete(path(NETWORK_POLICIES, ns, name));
+      this.d.log.info(
+        { namespace: ns, name },
+        "removed the dataplane NetworkPolicy (--dataplane-network-policy is off)",
+      );
+    } catch (e) {
+      if (!(e instanceof KubeError && (e.code === 404 || e.code === 403))) throw e;
+    }
   }
 
   private needsApply(key: string, r: RenderedRuntime, dep: Deployment | undefined, now: number): boolean {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Reason, type Run } from "@kruntimes/api";
-import { aLease, aPod, aRun, aRuntime } from "../testing/fixtures.ts";
+import { aLease, aPod, aRun, aRuntime, boundTo } from "../testing/fixtures.ts";
 import { type Harness, schedulerHarness } from "../testing/scheduler-harness.ts";
 import { ManualClock } from "../util/clock.ts";
 import { ManualTimers } from "../util/timers.ts";
@@ -106,13 +106,28 @@ describe("Scheduler", () => {
     expect(h.binder.bound).toEqual([{ run: "ns/a", pod: "l0", attempt: 1 }]);
   });
 
-  test("function and session Runs and cancelled Runs are not queued; they go to the ending hook", () => {
+  test("session Runs and cancelled Runs are not queued; they go to the ending hook", () => {
     const { h } = setup();
-    h.upsert(aRun({ name: "f", mode: "function" }));
     h.upsert(aRun({ name: "s", mode: "session" }));
     h.upsert(aRun({ name: "c", termination: "Immediate" }));
     expect(h.drain()).toBe(0);
-    expect(h.ending).toEqual(["ns/f", "ns/s", "ns/c"]);
+    expect(h.ending).toEqual(["ns/s", "ns/c"]);
+  });
+
+  test("function Runs are scheduled like tasks and hold their capacity while Ready", async () => {
+    const { h } = setup({ pods: 1 });
+    h.upsert(aRun({ name: "f", mode: "function", requests: { runs: 4 } }));
+    h.drain();
+    await flush();
+    expect(h.binder.bound).toEqual([{ run: "ns/f", pod: "p0", attempt: 1 }]);
+    expect(h.ending).toEqual([]);
+    // Ready (registered, serving) still holds the 4 runs of p0: nothing else fits there.
+    h.upsert(aRun({ name: "f", mode: "function", requests: { runs: 4 }, status: boundTo("p0", 1, "Ready") }));
+    h.upsert(aRun({ name: "t" }));
+    h.drain();
+    await flush();
+    expect(h.binder.bound.map((b) => b.run)).toEqual(["ns/f"]);
+    expect(h.scheduler.queue.get("ns/t")?.waiting?.reason).toBe(Reason.InsufficientCapacity);
   });
 
   test("pods with a stale heartbeat get nothing", async () => {

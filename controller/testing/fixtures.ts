@@ -129,6 +129,10 @@ export function renderOptions(o: Partial<RenderOptions> = {}): RenderOptions {
     runtimedResources: {},
     runtimeResources: {},
     warmPoolMax: 8,
+    dataplanePort: 8444,
+    dataplaneSubjects: ["system:serviceaccount:kruntimes:kruntimes-gateway"],
+    dataplaneNetworkPolicy: false,
+    gatewayPodLabels: { "app.kubernetes.io/name": "kruntimes-gateway" },
     ...o,
   };
 }

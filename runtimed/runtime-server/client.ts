@@ -7,12 +7,14 @@
  */
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
+import { FunctionService } from "@kruntimes/api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { RuntimeService } from "@kruntimes/api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { TaskService } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 
 export interface RuntimeServerClients {
   tasks: Client<typeof TaskService>;
   runtime: Client<typeof RuntimeService>;
+  functions: Client<typeof FunctionService>;
 }
 
 /** Bun's fetch over the Unix socket, with no idle timeout on the response. */
@@ -27,5 +29,9 @@ export function runtimeServerClients(socketPath: string): RuntimeServerClients {
     useBinaryFormat: true,
     fetch: unixFetch(socketPath),
   });
-  return { tasks: createClient(TaskService, transport), runtime: createClient(RuntimeService, transport) };
+  return {
+    tasks: createClient(TaskService, transport),
+    runtime: createClient(RuntimeService, transport),
+    functions: createClient(FunctionService, transport),
+  };
 }

@@ -50,7 +50,7 @@ export interface AttemptResult {
   finishedMicros: number;
 }
 
-function setCondition(
+export function setCondition(
   list: readonly Condition[] | undefined,
   c: Omit<Condition, "lastTransitionTime">,
   nowMs: number,
@@ -65,7 +65,7 @@ function setCondition(
 }
 
 /** What every write keeps: the assignment, the attempt, creation/scheduling times, artifacts. */
-function carried(run: Run): RunStatus {
+export function carried(run: Run): RunStatus {
   const s = run.status ?? {};
   const out: RunStatus = {};
   if (run.metadata.generation !== undefined) out.observedGeneration = run.metadata.generation;
@@ -75,7 +75,7 @@ function carried(run: Run): RunStatus {
   return out;
 }
 
-function baseTiming(run: Run) {
+export function baseTiming(run: Run) {
   const t = run.status?.timing ?? {};
   return {
     ...(t.createdMicros !== undefined ? { createdMicros: t.createdMicros } : {}),

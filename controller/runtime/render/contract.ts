@@ -27,10 +27,14 @@ export const Env = {
   port: "KRT_PORT",
   leaseDurationSeconds: "KRT_LEASE_DURATION_SECONDS",
   heartbeatIntervalMs: "KRT_HEARTBEAT_INTERVAL_MS",
+  dataplanePort: "KRT_DATAPLANE_PORT",
+  dataplaneSubjects: "KRT_DATAPLANE_SUBJECTS",
 } as const;
 
-/** runtimed's HTTP port name (readiness `/readyz`, liveness `/healthz`, later the dataplane). */
+/** runtimed's HTTP port name (readiness `/readyz`, liveness `/healthz`, `/metrics`). */
 export const RUNTIMED_PORT_NAME = "runtimed";
+/** runtimed's dataplane port name (FunctionDataplaneService, called by the gateway). */
+export const DATAPLANE_PORT_NAME = "dataplane";
 /** runtimed's writable scratch directory (its root filesystem is read-only); also its TMPDIR. */
 export const RUNTIMED_TMP = "/var/tmp/runtimed";
 /** runtimed runs as this non-root user unless the pod's securityContext sets one. */

@@ -1,5 +1,7 @@
 /** Names, labels and the owner reference of the objects a Runtime owns. */
+
 import { API_VERSION, Labels, MANAGED_BY, RUNTIME_KIND, type Runtime } from "@kruntimes/api";
+import { boundedName } from "../../rbac/auth-delegator.ts";
 
 export interface OwnedNames {
   deployment: string;
@@ -7,6 +9,9 @@ export interface OwnedNames {
   serviceAccount: string;
   role: string;
   roleBinding: string;
+  /** Cluster-scoped: the namespace is part of the name. */
+  authDelegatorBinding: string;
+  networkPolicy: string;
 }
 
 export function ownedNames(rt: Runtime): OwnedNames {
@@ -17,6 +22,8 @@ export function ownedNames(rt: Runtime): OwnedNames {
     serviceAccount: `${name}-runtimed`,
     role: `${name}-runtimed`,
     roleBinding: `${name}-runtimed`,
+    authDelegatorBinding: boundedName(`kruntimes-runtimed-${rt.metadata.namespace ?? ""}-${name}`),
+    networkPolicy: `${name}-dataplane`,
   };
 }
 

@@ -1,14 +1,17 @@
 /**
- * runtimed's identity: a ServiceAccount (unless the template names its own) and a Role with
- * exactly what runtimed does — read and watch Runs, patch their status, keep its heartbeat Lease,
- * record Events. RBAC cannot scope `create` to a name; runtimed only touches the Lease named
+ * runtimed's identity: a ServiceAccount (unless the template names its own), a Role with
+ * exactly what runtimed does — read and watch Runs, patch them (the function finalizer; with an
+ * artifact store also the artifacts finalizer, label and snapshot) and their status, keep its
+ * heartbeat Lease, record Events — and a ClusterRoleBinding to `system:auth-delegator`, so its
+ * dataplane can check callers' tokens (TokenReview). RBAC cannot scope `create` to a name; runtimed only touches the Lease named
  * after its pod (an admission policy can enforce that; see docs/concepts/runtimes.md).
  */
 import { GROUP, RUN_PLURAL, type Runtime } from "@kruntimes/api";
-import { ownedMeta, ownedNames } from "./names.ts";
+import { authDelegatorBinding } from "../../rbac/auth-delegator.ts";
+import { ownedMeta, ownedNames, selectorLabels } from "./names.ts";
 
 export const RUNTIMED_RULES = [
-  { apiGroups: [GROUP], resources: [RUN_PLURAL], verbs: ["get", "list", "watch"] },
+  { apiGroups: [GROUP], resources: [RUN_PLURAL], verbs: ["get", "list", "watch", "patch"] },
   { apiGroups: [GROUP], resources: [`${RUN_PLURAL}/status`], verbs: ["patch"] },
   {
     apiGroups: ["coordination.k8s.io"],
@@ -38,11 +41,16 @@ export function renderRole(rt: Runtime) {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "Role",
     metadata: ownedMeta(rt, ownedNames(rt).role),
-    // With an artifact store, runtimed puts the artifacts finalizer, label and snapshot on Runs.
-    rules: rt.spec.artifactStore
-      ? [...RUNTIMED_RULES, { apiGroups: [GROUP], resources: [RUN_PLURAL], verbs: ["patch"] }]
-      : RUNTIMED_RULES,
+    rules: RUNTIMED_RULES,
   };
+}
+
+/** Not owner-referenced (cluster-scoped): the Runtime reconciler deletes it with the Runtime. */
+export function renderAuthDelegatorBinding(rt: Runtime) {
+  return authDelegatorBinding(ownedNames(rt).authDelegatorBinding, selectorLabels(rt), {
+    name: podServiceAccount(rt).name,
+    namespace: rt.metadata.namespace ?? "",
+  });
 }
 
 export function renderRoleBinding(rt: Runtime) {

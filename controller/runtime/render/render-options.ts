@@ -13,6 +13,15 @@ export interface RenderOptions {
   runtimeResources: ContainerResources;
   /** Cap of the warm pool derived from `capacity.runs` (0: leave the Runtime Server's default). */
   warmPoolMax: number;
+  /** runtimed's dataplane port (named `dataplane`). */
+  dataplanePort: number;
+  /** Usernames allowed to call the dataplane (the gateway's ServiceAccount); empty: nobody. */
+  dataplaneSubjects: string[];
+  /** Render a NetworkPolicy per Runtime: the dataplane port only from the gateway pods. */
+  dataplaneNetworkPolicy: boolean;
+  /** Where the gateway pods run (absent: the Runtime's own namespace) and their labels. */
+  gatewayNamespace?: string;
+  gatewayPodLabels: Record<string, string>;
 }
 
 export interface ContainerResources {

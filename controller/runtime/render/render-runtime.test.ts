@@ -127,10 +127,11 @@ describe("renderRuntime", () => {
       "serviceaccounts/bash-runtimed",
       "roles/bash-runtimed",
       "rolebindings/bash-runtimed",
+      "clusterrolebindings/kruntimes-runtimed-ns-bash",
       "services/bash",
       "deployments/bash",
     ]);
-    for (const o of r.objects) {
+    for (const o of r.objects.filter((x) => !x.clusterScoped)) {
       expect((o.body.metadata as unknown as { ownerReferences: unknown[] }).ownerReferences).toEqual([
         {
           apiVersion: "kruntimes.io/v1alpha1",
@@ -147,7 +148,7 @@ describe("renderRuntime", () => {
   test("the Role grants runtimed exactly its contract", () => {
     const role = renderRuntime(aRuntime("bash"), OPTS).objects[1]?.body as unknown as { rules: unknown[] };
     expect(role.rules).toEqual([
-      { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get", "list", "watch"] },
+      { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get", "list", "watch", "patch"] },
       { apiGroups: ["kruntimes.io"], resources: ["runs/status"], verbs: ["patch"] },
       {
         apiGroups: ["coordination.k8s.io"],
@@ -168,5 +169,116 @@ describe("renderRuntime", () => {
       subjects: { name: string }[];
     };
     expect(rb.subjects[0]?.name).toBe("mine");
+  });
+});
+
+describe("the dataplane", () => {
+  test("runtimed gets the dataplane port, named dataplane, and its env", () => {
+    const { template } = renderPodTemplate(aRuntime("bash"), { ...OPTS, dataplanePort: 9444 });
+    const d = container(template, "runtimed");
+    expect(d.ports).toEqual([
+      { name: "runtimed", containerPort: 8081, protocol: "TCP" },
+      { name: "dataplane", containerPort: 9444, protocol: "TCP" },
+    ]);
+    const env = Object.fromEntries((d.env ?? []).map((e) => [e.name, e.value]));
+    expect(env.KRT_DATAPLANE_PORT).toBe("9444");
+    expect(env.KRT_DATAPLANE_SUBJECTS).toBe("system:serviceaccount:kruntimes:kruntimes-gateway");
+  });
+
+  test("the headless Service lists the dataplane port (EndpointSlices carry it)", () => {
+    const svc = renderRuntime(aRuntime("bash"), OPTS).objects.find((o) => o.resource.plural === "services")
+      ?.body as unknown as { spec: { clusterIP: string; ports: unknown[] } };
+    expect(svc.spec.clusterIP).toBe("None");
+    expect(svc.spec.ports).toContainEqual({
+      name: "dataplane",
+      port: 8444,
+      targetPort: "dataplane",
+      protocol: "TCP",
+    });
+  });
+
+  test("runtimed's ServiceAccount is bound to system:auth-delegator, cluster-scoped and not owned", () => {
+    const o = renderRuntime(aRuntime("bash"), OPTS).objects.find(
+      (x) => x.resource.plural === "clusterrolebindings",
+    );
+    expect(o?.clusterScoped).toBe(true);
+    expect(o?.body as unknown).toEqual({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: {
+        name: "kruntimes-runtimed-ns-bash",
+        labels: {
+          "kruntimes.io/runtime": "bash",
+          "app.kubernetes.io/managed-by": "kruntimes",
+          "kruntimes.io/namespace": "ns",
+        },
+      },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+      subjects: [{ kind: "ServiceAccount", name: "bash-runtimed", namespace: "ns" }],
+    });
+    const own = withTemplate((r) => {
+      (r.spec.template.spec as Record<string, unknown>).serviceAccountName = "mine";
+    });
+    const b = renderRuntime(own, OPTS).objects.find((x) => x.resource.plural === "clusterrolebindings")
+      ?.body as unknown as { subjects: { name: string }[] };
+    expect(b.subjects[0]?.name).toBe("mine");
+  });
+
+  test("no NetworkPolicy unless asked; with it, the dataplane port only from the gateway pods", () => {
+    expect(
+      renderRuntime(aRuntime("bash"), OPTS).objects.some((o) => o.resource.plural === "networkpolicies"),
+    ).toBe(false);
+    const r = renderRuntime(aRuntime("bash"), {
+      ...OPTS,
+      dataplaneNetworkPolicy: true,
+      gatewayNamespace: "kruntimes",
+      gatewayPodLabels: { "app.kubernetes.io/name": "kruntimes-gateway", "app.kubernetes.io/instance": "k" },
+    });
+    expect(r.objects.map((o) => o.resource.plural).slice(-2)).toEqual(["networkpolicies", "deployments"]);
+    const np = r.objects.find((o) => o.resource.plural === "networkpolicies")?.body as unknown as {
+      metadata: { name: string; ownerReferences: { kind: string }[] };
+      spec: {
+        podSelector: unknown;
+        policyTypes: string[];
+        ingress: { from?: unknown[]; ports: { protocol: string; port: number; endPort?: number }[] }[];
+      };
+    };
+    expect(np.metadata.name).toBe("bash-dataplane");
+    expect(np.metadata.ownerReferences[0]?.kind).toBe("Runtime");
+    expect(np.spec.podSelector).toEqual({
+      matchLabels: { "kruntimes.io/runtime": "bash", "app.kubernetes.io/managed-by": "kruntimes" },
+    });
+    expect(np.spec.policyTypes).toEqual(["Ingress"]);
+    const [gateway, rest] = np.spec.ingress;
+    expect(gateway).toEqual({
+      from: [
+        {
+          podSelector: {
+            matchLabels: { "app.kubernetes.io/name": "kruntimes-gateway", "app.kubernetes.io/instance": "k" },
+          },
+          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kruntimes" } },
+        },
+      ],
+      ports: [{ protocol: "TCP", port: 8444 }],
+    });
+    // Every other port from anywhere: no `from`, ranges around 8444 for each protocol.
+    expect(rest?.from).toBeUndefined();
+    expect(rest?.ports.filter((p) => p.protocol === "TCP")).toEqual([
+      { protocol: "TCP", port: 1, endPort: 8443 },
+      { protocol: "TCP", port: 8445, endPort: 65535 },
+    ]);
+    for (const p of rest?.ports ?? []) {
+      const end = p.endPort ?? p.port;
+      expect(8444 >= p.port && 8444 <= end && p.protocol === "TCP").toBe(false);
+    }
+  });
+
+  test("without --gateway-namespace the policy admits gateway pods of the Runtime's namespace", () => {
+    const np = renderRuntime(aRuntime("bash"), { ...OPTS, dataplaneNetworkPolicy: true }).objects.find(
+      (o) => o.resource.plural === "networkpolicies",
+    )?.body as unknown as { spec: { ingress: { from: { namespaceSelector: unknown }[] }[] } };
+    expect(np.spec.ingress[0]?.from[0]?.namespaceSelector).toEqual({
+      matchLabels: { "kubernetes.io/metadata.name": "ns" },
+    });
   });
 });

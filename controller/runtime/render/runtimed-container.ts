@@ -5,6 +5,7 @@
  */
 import { RUNTIMED_CONTAINER, WORKSPACE_MOUNT_PATH } from "@kruntimes/api";
 import {
+  DATAPLANE_PORT_NAME,
   Env,
   RUNTIMED_PORT_NAME,
   RUNTIMED_TMP,
@@ -46,9 +47,14 @@ export function runtimedContainer(
       { name: Env.port, value: String(o.runtimedPort) },
       { name: Env.leaseDurationSeconds, value: String(o.leaseDurationSeconds) },
       { name: Env.heartbeatIntervalMs, value: String(o.heartbeatIntervalMs) },
+      { name: Env.dataplanePort, value: String(o.dataplanePort) },
+      { name: Env.dataplaneSubjects, value: o.dataplaneSubjects.join(",") },
       { name: "TMPDIR", value: RUNTIMED_TMP },
     ],
-    ports: [{ name: RUNTIMED_PORT_NAME, containerPort: o.runtimedPort, protocol: "TCP" }],
+    ports: [
+      { name: RUNTIMED_PORT_NAME, containerPort: o.runtimedPort, protocol: "TCP" },
+      { name: DATAPLANE_PORT_NAME, containerPort: o.dataplanePort, protocol: "TCP" },
+    ],
     volumeMounts: [
       { name: Volumes.socket, mountPath: SOCKET_DIR },
       { name: Volumes.workspace, mountPath: WORKSPACE_MOUNT_PATH },

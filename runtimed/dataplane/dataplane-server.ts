@@ -1,0 +1,113 @@
+/**
+ * runtimed's dataplane port: `FunctionDataplaneService` (Connect JSON/binary and gRPC-Web over
+ * HTTP/1.1) on `$POD_IP:$KRT_DATAPLANE_PORT`, served by Bun.serve + createConnectRouter +
+ * createFetchHandler. Each call: authenticate (cached TokenReview), check the route fence, then
+ * forward to the local Runtime Server's Invoke over the kept-alive Unix socket connection; the
+ * server's own errors (with their InvokeFailure detail) pass through unchanged. Nothing here
+ * talks to the apiserver per call except an uncached TokenReview.
+ */
+import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
+import { createFetchHandler } from "@connectrpc/connect/protocol";
+import { FunctionDataplaneService } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
+import type { FunctionTable } from "../functions/function-table.ts";
+import type { Logger } from "../logger.ts";
+import type { InvocationResult, Metrics } from "../metrics.ts";
+import type { RuntimeServerClients } from "../runtime-server/client.ts";
+import { checkFence } from "./fence.ts";
+import { resultOfError, resultOfResponse } from "./invoke-result.ts";
+import type { DataplaneAuth } from "./token-auth.ts";
+
+export interface DataplaneDeps {
+  host: string;
+  port: number;
+  podUID: string;
+  table: FunctionTable;
+  functions: RuntimeServerClients["functions"];
+  auth: DataplaneAuth;
+  metrics: Metrics;
+  log: Logger;
+  draining(): boolean;
+}
+
+/** Transport failures reaching the Runtime Server (socket gone, server restarting) are UNAVAILABLE. */
+function fromServer(e: unknown): ConnectError {
+  const err = ConnectError.from(e);
+  if (
+    err.details.length === 0 &&
+    (err.code === Code.Unknown || err.code === Code.Internal) &&
+    !err.metadata.has("content-type")
+  )
+    return new ConnectError(`the Runtime Server is unreachable: ${err.rawMessage}`, Code.Unavailable);
+  return err;
+}
+
+export type DataplaneHandler = (request: Request) => Promise<Response>;
+
+export function dataplaneHandler(d: Omit<DataplaneDeps, "host" | "port">): DataplaneHandler {
+  const router = createConnectRouter();
+  router.service(FunctionDataplaneService, {
+    async invoke(req, ctx) {
+      const t0 = performance.now();
+      let result: InvocationResult = "error";
+      let forwarded = false;
+      try {
+        await d.auth.check(ctx.requestHeader.get("authorization"));
+        const served = checkFence(req.fence, { podUID: d.podUID, table: d.table, draining: d.draining() });
+        if (served instanceof ConnectError) throw served;
+        forwarded = true;
+        d.metrics.invocationsInFlight.inc();
+        let res: Awaited<ReturnType<typeof d.functions.invoke>>;
+        try {
+          res = await d.functions.invoke(
+            {
+              runUid: req.fence?.runUid ?? "",
+              attempt: served.attempt,
+              invocationId: req.invocationId,
+              body: req.body,
+              contentType: req.contentType,
+              headers: req.headers,
+              timeoutMs: req.timeoutMs || Math.max(0, Math.floor(ctx.timeoutMs() ?? 0)),
+            },
+            { signal: ctx.signal },
+          );
+        } catch (e) {
+          throw fromServer(e);
+        }
+        result = resultOfResponse(res);
+        return { result: res };
+      } catch (e) {
+        const err = ConnectError.from(e);
+        result = resultOfError(err);
+        throw err;
+      } finally {
+        if (forwarded) {
+          d.metrics.invocationsInFlight.dec();
+          d.metrics.invocationDuration.observe((performance.now() - t0) / 1000);
+        }
+        d.metrics.invocations.inc({ result });
+      }
+    },
+  });
+  const handlers = new Map<string, DataplaneHandler>();
+  for (const h of router.handlers) handlers.set(h.requestPath, createFetchHandler(h));
+  return async (request) => {
+    const url = request.url;
+    const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+    const handler = handlers.get(path);
+    if (!handler) return new Response(`no RPC at ${path}\n`, { status: 404 });
+    return handler(request);
+  };
+}
+
+export function serveDataplane(d: DataplaneDeps) {
+  const handle = dataplaneHandler(d);
+  const server = Bun.serve({
+    hostname: d.host,
+    port: d.port,
+    // Invocations may run up to 15 minutes without a byte on the wire.
+    idleTimeout: 0,
+    fetch: (request) => handle(request),
+  });
+  d.log.info({ host: d.host, port: server.port }, "dataplane listening");
+  return server;
+}
