@@ -8,7 +8,7 @@ import type { KubeClient } from "@kruntimes/kube";
 import { createPool, waitPoolReady } from "../../bench/hotpath/runtime-pool.ts";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
 import { ExitCode } from "../../krt/exit-codes.ts";
-import { testCluster, type testNamespace } from "../support/cluster.ts";
+import { eventually, testCluster, type testNamespace } from "../support/cluster.ts";
 import { type KrtResult, type RealRunsEnv, realRunsEnv, runKrt, runsExecute } from "./krt-binary.ts";
 
 const cluster = testCluster();
@@ -91,7 +91,12 @@ suite("krt with real runtimed (compiled binary)", () => {
       "for i in 1 2 3 4 5; do echo line $i; sleep 0.2; done",
     );
     expect(started.code).toBe(0);
-    await Bun.sleep(500);
+    // Attach only once output exists (not after a guessed pause): what came before must be there.
+    await eventually(
+      "late's first line logged",
+      async () => (await krt("logs", "late")).stdout.includes("line 1\n"),
+      60_000,
+    );
     const f = await krt("logs", "-f", "late");
     expect(f.code).toBe(0);
     expect(f.stdout).toBe("line 1\nline 2\nline 3\nline 4\nline 5\n");
