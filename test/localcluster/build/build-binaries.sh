@@ -49,6 +49,8 @@ ldflags_for() {
       echo "-X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z" ;;
     # `helm version` reports only major.minor unless told the full version.
     helm) echo "-X helm.sh/helm/v4/internal/version.version=$2 -X helm.sh/helm/v4/internal/version.gitTreeState=clean" ;;
+    # `grpcurl -version` prints main.version.
+    grpcurl) echo "-X main.version=$2" ;;
     *) echo "" ;;
   esac
 }
@@ -93,6 +95,13 @@ setup_helm() {
   (cd "$mod" && go mod tidy)
 }
 
+setup_grpcurl() {
+  local mod=$1 v=$2
+  printf 'module kruntimes.local/build/grpcurl\ngo 1.24\nrequire github.com/fullstorydev/grpcurl %s\n' "$v" >"$mod/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/fullstorydev/grpcurl/cmd/grpcurl"\n' >"$mod/tools.go"
+  (cd "$mod" && go mod tidy)
+}
+
 # The artifact tests' S3 server: our own module (test/localcluster/s3server) around gofakes3. The
 # cache key is gofakes3's version plus a hash of our sources, so editing them rebuilds.
 s3server_key() {
@@ -105,7 +114,7 @@ setup_s3server() {
     || { echo "test/localcluster/s3server/go.mod does not require gofakes3 $GOFAKES3_VERSION (versions.env)" >&2; exit 1; }
 }
 
-# Default: what the local cluster needs. `all` adds helm (chart tests).
+# Default: what the local cluster needs. `all` adds helm (chart tests) and grpcurl (gateway tests).
 want="${1:-cluster}"
 if [[ $want == all || $want == cluster || $want == etcd ]]; then
   build_group etcd "$ETCD_VERSION" setup_etcd go.etcd.io/etcd/server/v3
@@ -120,4 +129,7 @@ if [[ $want == all || $want == cluster || $want == s3server ]]; then
 fi
 if [[ $want == all || $want == helm ]]; then
   build_group helm "$HELM_VERSION" setup_helm helm.sh/helm/v4/cmd/helm
+fi
+if [[ $want == all || $want == grpcurl ]]; then
+  build_group grpcurl "$GRPCURL_VERSION" setup_grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl
 fi
