@@ -205,7 +205,7 @@ export class GatewayError extends Error {
     const row = this.row;
     return {
       code: codeName(row.code),
-      reason: row.failure !== undefined ? Failure_Reason[row.failure] : this.reason,
+      reason: row.failure !== undefined ? `REASON_${Failure_Reason[row.failure]}` : this.reason,
       message: this.fullMessage,
       ...(this.retryAfterSeconds > 0 ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
       ...(this.init.notReady ? { runNotReady: this.init.notReady } : {}),
