@@ -1,0 +1,627 @@
+/**
+ * Function Runs end to end on the local cluster: the controller with the REAL runtimed and the
+ * real Runtime Server (bash and python), called on runtimed's dataplane port directly — as the
+ * gateway does — with a Connect client and a ServiceAccount token (audience kruntimes-dataplane)
+ * of an allowed subject. Registration → Ready in one status write, many invocations in both
+ * languages, handler errors, idle timeout freeing capacity, cancel during an invocation,
+ * deletion through the finalizer, runtimed and the Runtime Server killed under a stream of
+ * invocations, the pod deleted (re-registered elsewhere), two functions on one pod, stale routes
+ * and callers that may not call.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  FUNCTION_FINALIZER,
+  isTerminalPhase,
+  type Run,
+  RunResource,
+  type RunSpec,
+  type Runtime,
+} from "@kruntimes/api";
+import type { InvokeResponse } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
+import { type KubeClient, path, R } from "@kruntimes/kube";
+import {
+  type ControllerProcess,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
+import {
+  createRuntime,
+  getRuntime,
+  installCrds,
+  readyPods,
+} from "../../controller/testing/cluster/objects.ts";
+import {
+  Code,
+  ConnectError,
+  type DataplaneClient,
+  dataplaneClient,
+  RouteFailure_Reason,
+  RouteFailureSchema,
+} from "../../runtimed/dataplane/dataplane-client.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+
+const cluster = testCluster();
+// runtimed and the Runtime Server run from this checkout and two tests kill their processes:
+// this needs the local cluster's node agent.
+const suite = cluster?.local ? describe : describe.skip;
+
+setDefaultTimeout(90_000);
+
+const DATAPLANE_PORT = 8444;
+const CALLER = "dp-caller";
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+type Dataplane = DataplaneClient;
+
+function runtime(name: string, image: string, replicas: number, runs: number): Runtime {
+  return {
+    apiVersion: "kruntimes.io/v1alpha1",
+    kind: "Runtime",
+    metadata: { name },
+    spec: {
+      replicas,
+      capacity: { runs },
+      template: {
+        spec: {
+          terminationGracePeriodSeconds: 3,
+          containers: [{ name: "runtime", image, env: [{ name: "HOME", value: "/workspace" }] }],
+        },
+      },
+    },
+  } as Runtime;
+}
+
+const PY_ECHO = `
+import json
+calls = 0
+
+def handler(request):
+    global calls
+    calls += 1
+    if request.content_type == "application/json":
+        return {"echo": request.json(), "calls": calls}
+    return request.body[::-1]
+
+def fail(request):
+    raise ValueError("bad input: " + request.body.decode())
+
+def slow(request):
+    import time
+    print("slow started", flush=True)
+    time.sleep(float(request.body.decode() or "5"))
+    return "done"
+`;
+
+const BASH_ECHO = `
+handler() {
+  body=$(cat)
+  echo "log line for $KRUNTIME_INVOCATION_ID" >&2
+  printf 'bash:%s' "$body"
+}
+fail() {
+  echo "it broke" >&2
+  exit 3
+}
+`;
+
+suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
+  const client = cluster?.client as KubeClient;
+  let ns: { name: string; remove(): Promise<void> };
+  let ctl: ControllerProcess;
+  let token = "";
+  let otherToken = "";
+  let wrongAudienceToken = "";
+  let n = 0;
+
+  async function create(runtimeName: string, spec: Partial<RunSpec>, name = `f${n++}`): Promise<Run> {
+    return client.create<Run>(path(RunResource, ns.name), {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "Run",
+      metadata: { name },
+      spec: { runtime: runtimeName, mode: { function: {} }, ...spec },
+    });
+  }
+  const get = (name: string) => client.get<Run>(path(RunResource, ns.name, name));
+  async function until(
+    name: string,
+    what: string,
+    ok: (r: Run) => boolean,
+    timeoutMs = 60_000,
+  ): Promise<Run> {
+    return eventually(
+      `${name} ${what}`,
+      async () => {
+        const r = await get(name);
+        return ok(r) ? r : undefined;
+      },
+      timeoutMs,
+    );
+  }
+  const ready = (name: string, timeoutMs?: number) =>
+    until(name, "Ready", (r) => r.status?.phase === "Ready", timeoutMs);
+
+  async function tokenFor(sa: string, audiences: string[]): Promise<string> {
+    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } }).catch(() => {});
+    const tr = await client.create<{ status: { token: string } }>(
+      `${path(R.serviceAccounts, ns.name, sa)}/token`,
+      {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "TokenRequest",
+        spec: { audiences, expirationSeconds: 3600 },
+      },
+    );
+    return tr.status.token;
+  }
+
+  /** The dataplane address of a pod from the Runtime's EndpointSlices (what the gateway uses). */
+  async function dataplaneAddress(runtimeName: string, podUID: string): Promise<string> {
+    return eventually(`EndpointSlice entry for pod ${podUID}`, async () => {
+      const slices = await client.list<{
+        ports?: { name?: string; port?: number }[];
+        endpoints?: { addresses: string[]; targetRef?: { uid?: string } }[];
+      }>(path({ group: "discovery.k8s.io", version: "v1", plural: "endpointslices" }, ns.name), {
+        labelSelector: `kubernetes.io/service-name=${runtimeName}`,
+      });
+      for (const s of slices.items) {
+        const port = s.ports?.find((p) => p.name === "dataplane")?.port;
+        const ep = s.endpoints?.find((e) => e.targetRef?.uid === podUID);
+        if (port && ep?.addresses[0]) return `http://${ep.addresses[0]}:${port}`;
+      }
+      return undefined;
+    });
+  }
+
+  function dataplane(baseUrl: string, bearer: string | undefined = token): Dataplane {
+    return dataplaneClient({ baseUrl, token: bearer });
+  }
+
+  /** A client routed the way the gateway would: the Run's endpoint, its pod's dataplane address. */
+  async function route(run: Run, bearer?: string) {
+    const e = run.status?.endpoint;
+    if (!e) throw new Error(`${run.metadata.name} has no endpoint`);
+    const base = await dataplaneAddress(run.spec.runtime, e.podUID);
+    const dp = dataplane(base, bearer);
+    const fence = {
+      namespace: run.metadata.namespace ?? "",
+      runName: run.metadata.name ?? "",
+      runUid: run.metadata.uid ?? "",
+      podUid: e.podUID,
+      attempt: e.attempt,
+    };
+    let i = 0;
+    return {
+      dp,
+      fence,
+      base,
+      invoke: (body: string | Uint8Array, o: { contentType?: string; timeoutMs?: number } = {}) =>
+        dp.invoke({
+          fence,
+          invocationId: `${run.metadata.name}-${i++}`,
+          body: typeof body === "string" ? enc.encode(body) : body,
+          contentType: o.contentType ?? "text/plain",
+          timeoutMs: o.timeoutMs ?? 0,
+        }),
+    };
+  }
+
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => "ok",
+      (e) => Code[ConnectError.from(e).code] as string,
+    );
+
+  /** SIGKILLs a container's process group (node agent registry); the agent restarts it. */
+  function killContainer(pod: string, container: string): void {
+    const dir = join(cluster?.local?.stateDir as string, "node", "processes");
+    type Rec = { pgid: number; pod: string; container: string };
+    const rec = readdirSync(dir)
+      .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Rec)
+      .find((x) => x.pod === `${ns.name}/${pod}` && x.container === container);
+    if (!rec) throw new Error(`no ${container} process recorded for ${pod}`);
+    process.kill(-rec.pgid, "SIGKILL");
+  }
+
+  beforeAll(async () => {
+    await installCrds(client);
+    ns = await testNamespace(client, "krt-e2e-fn");
+    ctl = startController({
+      namespace: ns.name,
+      kubeconfig: cluster?.kubeconfig as string,
+      runtimed: "real",
+      flags: [
+        "--scheduled-start-timeout=30s",
+        `--dataplane-port=${DATAPLANE_PORT}`,
+        `--dataplane-subjects=system:serviceaccount:${ns.name}:${CALLER}`,
+      ],
+    });
+    await ctl.waitFor("scheduling and reconciling");
+    token = await tokenFor(CALLER, ["kruntimes-dataplane"]);
+    otherToken = await tokenFor("dp-other", ["kruntimes-dataplane"]);
+    wrongAudienceToken = await tokenFor(CALLER, ["something-else"]);
+    await createRuntime(client, ns.name, runtime("bash", "ghcr.io/kruntimes/bash", 2, 8));
+    await createRuntime(client, ns.name, runtime("python", "ghcr.io/kruntimes/python", 1, 8));
+    await createRuntime(client, ns.name, runtime("py1", "ghcr.io/kruntimes/python", 1, 1));
+    for (const [name, want] of [
+      ["bash", 2],
+      ["python", 1],
+      ["py1", 1],
+    ] as const)
+      await eventually(
+        `Runtime ${name} available`,
+        async () => (await getRuntime(client, ns.name, name)).status?.availableReplicas === want,
+        120_000,
+      );
+  }, 240_000);
+
+  afterAll(async () => {
+    // Runs carry the function finalizer: let the controller and runtimeds remove it first.
+    const runs = await client.list<Run>(path(RunResource, ns.name)).catch(() => ({ items: [] as Run[] }));
+    await Promise.all(
+      runs.items.map((r) => client.delete(path(RunResource, ns.name, r.metadata.name)).catch(() => {})),
+    );
+    await eventually(
+      "Runs deleted",
+      async () => (await client.list<Run>(path(RunResource, ns.name))).items.length === 0,
+      60_000,
+    ).catch(() => {});
+    ctl?.kill();
+    await ctl?.exited;
+    await ns?.remove();
+  }, 120_000);
+
+  test("registration → Ready with ONE status write; endpoint, conditions and the finalizer", async () => {
+    const statuses: string[] = [];
+    const abort = new AbortController();
+    const watch = (async () => {
+      const res = await client.request<Response>("GET", path(RunResource, ns.name), {
+        query: { watch: true, fieldSelector: "metadata.name=one-write" },
+        raw: true,
+        signal: abort.signal,
+      });
+      const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = "";
+      for (;;) {
+        const { value, done } = (await reader?.read().catch(() => ({ value: undefined, done: true }))) ?? {
+          done: true,
+        };
+        if (done) return;
+        buf += value;
+        let nl = buf.indexOf("\n");
+        while (nl >= 0) {
+          const ev = JSON.parse(buf.slice(0, nl)) as { object: Run };
+          buf = buf.slice(nl + 1);
+          const s = JSON.stringify(ev.object.status ?? null);
+          if (statuses[statuses.length - 1] !== s) statuses.push(s);
+          nl = buf.indexOf("\n");
+        }
+      }
+    })();
+    await Bun.sleep(300);
+    await create(
+      "python",
+      { source: { inline: PY_ECHO }, mode: { function: { handler: "handler" } } },
+      "one-write",
+    );
+    const r = await ready("one-write");
+    await Bun.sleep(1000);
+    abort.abort();
+    await watch.catch(() => {});
+    const phases = statuses.map((s) => (JSON.parse(s) as Run["status"])?.phase ?? "none");
+    // Created (no status) → bound by the scheduler → Ready by runtimed: no Running in between.
+    expect(phases).toEqual(["none", "Scheduled", "Ready"]);
+    expect(r.metadata.finalizers).toContain(FUNCTION_FINALIZER);
+    expect(r.status?.endpoint).toMatchObject({
+      pod: r.status?.assignment?.pod,
+      podUID: r.status?.assignment?.podUID,
+      attempt: 1,
+    });
+    expect(r.status?.endpoint?.readyMicros).toBeGreaterThan(1.7e15);
+    const cond = Object.fromEntries((r.status?.conditions ?? []).map((c) => [c.type, c.status]));
+    expect(cond).toMatchObject({ Scheduled: "True", Registered: "True", Ready: "True" });
+  });
+
+  test("python: many invocations, JSON and binary bodies of several sizes, module state kept", async () => {
+    const r = await ready(
+      (await create("python", { source: { inline: PY_ECHO }, mode: { function: { concurrency: 4 } } }))
+        .metadata.name as string,
+    );
+    const rt = await route(r);
+    const first = await rt.invoke(JSON.stringify({ a: 1 }), { contentType: "application/json" });
+    expect(JSON.parse(dec.decode(first.result?.body))).toEqual({ echo: { a: 1 }, calls: 1 });
+    for (const size of [0, 1, 1000, 100_000]) {
+      const body = new Uint8Array(size).map((_, i) => i % 251);
+      const res = await rt.invoke(body, { contentType: "application/octet-stream" });
+      expect(res.result?.handlerError).toBeUndefined();
+      expect([...(res.result?.body ?? [])]).toEqual([...body].reverse());
+    }
+    const many = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        rt.invoke(JSON.stringify({ i }), { contentType: "application/json" }),
+      ),
+    );
+    const outs = many.map(
+      (m) => JSON.parse(dec.decode(m.result?.body)) as { echo: { i: number }; calls: number },
+    );
+    expect(outs.map((o) => o.echo.i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    // Module state: the workers imported the module once each; the counters kept counting.
+    expect(Math.max(...outs.map((o) => o.calls))).toBeGreaterThan(1);
+    expect((await get(r.metadata.name as string)).status?.phase).toBe("Ready");
+  });
+
+  test("bash: many invocations through the sourced script; stderr lines reach runtimed's log", async () => {
+    const r = await ready((await create("bash", { source: { inline: BASH_ECHO } })).metadata.name as string);
+    const rt = await route(r);
+    for (let i = 0; i < 50; i++) {
+      const res = await rt.invoke(`hello ${i}`);
+      expect(dec.decode(res.result?.body)).toBe(`bash:hello ${i}`);
+    }
+    const pod = r.status?.endpoint?.pod as string;
+    const log = await eventually("invocation log lines in runtimed's log", async () => {
+      const res = await client.request<Response>("GET", `${path(R.pods, ns.name, pod)}/log`, {
+        query: { container: "runtimed" },
+        raw: true,
+      });
+      const text = await res.text();
+      return text.includes(`log line for ${r.metadata.name}-49`) ? text : undefined;
+    });
+    const rec = log
+      .split("\n")
+      .filter((l) => l.includes('"msg":"output"') && l.includes(`${r.metadata.name}-3"`))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+    expect(rec).toMatchObject({
+      run: r.metadata.name,
+      runUID: r.metadata.uid,
+      namespace: ns.name,
+      attempt: 1,
+      invocation: `${r.metadata.name}-3`,
+      stream: "stderr",
+      line: `log line for ${r.metadata.name}-3`,
+    });
+  });
+
+  test("a handler error is a structured answer and the Run stays Ready (python and bash)", async () => {
+    const py = await ready(
+      (await create("python", { source: { inline: PY_ECHO }, mode: { function: { handler: "fail" } } }))
+        .metadata.name as string,
+    );
+    const sh = await ready(
+      (await create("bash", { source: { inline: BASH_ECHO }, mode: { function: { handler: "fail" } } }))
+        .metadata.name as string,
+    );
+    const pyErr = (await (await route(py)).invoke("x")).result?.handlerError;
+    expect(pyErr).toMatchObject({ type: "ValueError", message: "bad input: x" });
+    expect(pyErr?.traceback).toContain("ValueError");
+    const shErr = (await (await route(sh)).invoke("x")).result?.handlerError;
+    expect(shErr).toMatchObject({ exitCode: 3 });
+    expect(shErr?.traceback).toContain("it broke");
+    for (const name of [py.metadata.name, sh.metadata.name])
+      expect((await get(name as string)).status?.phase).toBe("Ready");
+  });
+
+  test("idle timeout ends the Run (Succeeded/IdleTimeout) and frees its capacity for a queued Run", async () => {
+    const idle = await ready(
+      (await create("py1", { source: { inline: PY_ECHO }, mode: { function: { idleTimeout: "3s" } } }))
+        .metadata.name as string,
+    );
+    expect(dec.decode((await (await route(idle)).invoke("ab")).result?.body)).toBe("ba");
+    const queued = await create("py1", { source: { inline: PY_ECHO } });
+    await until(queued.metadata.name as string, "waiting for capacity", (x) =>
+      Boolean(x.status?.phase === "Pending" && x.status.waitingReason === "InsufficientCapacity"),
+    );
+    const done = await until(idle.metadata.name as string, "ended", (x) => isTerminalPhase(x.status?.phase));
+    expect(done.status).toMatchObject({ phase: "Succeeded", reason: "IdleTimeout" });
+    expect(done.status?.endpoint).toBeUndefined();
+    expect(done.metadata.finalizers ?? []).not.toContain(FUNCTION_FINALIZER);
+    await ready(queued.metadata.name as string);
+    await client.delete(path(RunResource, ns.name, queued.metadata.name));
+  });
+
+  test("cancel during an invocation: the invocation fails, the Run ends Cancelled", async () => {
+    const r = await ready(
+      (await create("python", { source: { inline: PY_ECHO }, mode: { function: { handler: "slow" } } }))
+        .metadata.name as string,
+    );
+    const rt = await route(r);
+    const inFlight = codeOf(rt.invoke("20"));
+    await Bun.sleep(500);
+    await client.patch(
+      path(RunResource, ns.name, r.metadata.name),
+      { spec: { termination: { mode: "Immediate" } } },
+      "merge",
+    );
+    const done = await until(r.metadata.name as string, "Cancelled", (x) => isTerminalPhase(x.status?.phase));
+    expect(done.status).toMatchObject({ phase: "Cancelled", reason: "Cancelled" });
+    expect(await inFlight).not.toBe("ok");
+    const after = await codeOf(rt.invoke("0"));
+    expect(after).toBe("FailedPrecondition");
+  });
+
+  test("deleting a Ready Run: drained, finalizer removed, the Run is gone and no longer served", async () => {
+    const r = await ready((await create("bash", { source: { inline: BASH_ECHO } })).metadata.name as string);
+    const rt = await route(r);
+    expect(dec.decode((await rt.invoke("x")).result?.body)).toBe("bash:x");
+    await client.delete(path(RunResource, ns.name, r.metadata.name));
+    await eventually("the Run is gone", async () => {
+      try {
+        await get(r.metadata.name as string);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const err = await rt.invoke("x").then(
+      () => undefined,
+      (e) => ConnectError.from(e),
+    );
+    expect(err?.code).toBe(Code.FailedPrecondition);
+    expect(err?.findDetails(RouteFailureSchema)[0]?.reason).toBe(RouteFailure_Reason.NOT_SERVED);
+  });
+
+  /**
+   * Invokes in a loop with `parallel` callers until `stop()`; a refused route or an unreachable
+   * runtimed is retried (as the gateway does), anything else that is not an answer is a failure.
+   */
+  function invocationStream(rt: Awaited<ReturnType<typeof route>>, parallel: number) {
+    let running = true;
+    const failures: string[] = [];
+    let answered = 0;
+    let retried = 0;
+    const worker = async (w: number) => {
+      let i = 0;
+      while (running) {
+        const body = `w${w}-${i++}`;
+        for (;;) {
+          try {
+            const res: InvokeResponse = await rt.invoke(body);
+            if (dec.decode(res.result?.body) !== `bash:${body}`) failures.push(`wrong answer for ${body}`);
+            answered++;
+            break;
+          } catch (e) {
+            const err = ConnectError.from(e);
+            const route = err.findDetails(RouteFailureSchema)[0];
+            // Not reached the function: runtimed down or restarting (re-adopting), as the gateway retries.
+            if (err.code === Code.Unavailable || (route && route.reason !== RouteFailure_Reason.WRONG_POD)) {
+              retried++;
+              await Bun.sleep(50);
+              if (!running) break;
+              continue;
+            }
+            failures.push(`${body}: ${Code[err.code]} ${err.rawMessage}`);
+            break;
+          }
+        }
+      }
+    };
+    const done = Promise.all(Array.from({ length: parallel }, (_, w) => worker(w)));
+    return {
+      get answered() {
+        return answered;
+      },
+      get retried() {
+        return retried;
+      },
+      failures,
+      async stop() {
+        running = false;
+        await done;
+      },
+    };
+  }
+
+  test("runtimed killed during a stream of invocations: re-adopted, the Run untouched, at most the in-flight fail", async () => {
+    const r = await ready((await create("bash", { source: { inline: BASH_ECHO } })).metadata.name as string);
+    const rt = await route(r);
+    const stream = invocationStream(rt, 4);
+    await eventually("invocations flowing", async () => stream.answered > 20);
+    killContainer(r.status?.endpoint?.pod as string, "runtimed");
+    const before = stream.answered;
+    await eventually(
+      "invocations flowing again after runtimed restarted",
+      async () => stream.answered > before + 50,
+      60_000,
+    );
+    await stream.stop();
+    expect(stream.failures.length).toBeLessThanOrEqual(4);
+    const after = await get(r.metadata.name as string);
+    expect(after.status?.phase).toBe("Ready");
+    expect(after.status?.attempt).toBe(1);
+    expect(after.status?.endpoint).toEqual(r.status?.endpoint);
+  });
+
+  test("the Runtime Server killed during a stream: registered again under the same attempt, no Run failure", async () => {
+    const r = await ready((await create("bash", { source: { inline: BASH_ECHO } })).metadata.name as string);
+    const rt = await route(r);
+    const stream = invocationStream(rt, 4);
+    await eventually("invocations flowing", async () => stream.answered > 20);
+    killContainer(r.status?.endpoint?.pod as string, "runtime");
+    const before = stream.answered;
+    await eventually(
+      "invocations flowing again after the server restarted",
+      async () => stream.answered > before + 50,
+      60_000,
+    );
+    await stream.stop();
+    expect(stream.failures.length).toBeLessThanOrEqual(4);
+    const after = await get(r.metadata.name as string);
+    expect(after.status?.phase).toBe("Ready");
+    expect(after.status?.attempt).toBe(1);
+    expect(after.status?.endpoint).toEqual(r.status?.endpoint);
+  });
+
+  test("pod deleted: re-placed (attempt 2), registered elsewhere with a new endpoint; the old route is refused", async () => {
+    const r = await ready(
+      (
+        await create("bash", {
+          source: { inline: BASH_ECHO },
+          retryPolicy: { maxAttempts: 2, backoff: { initial: "100ms" } },
+        })
+      ).metadata.name as string,
+    );
+    const old = await route(r);
+    expect(dec.decode((await old.invoke("before")).result?.body)).toBe("bash:before");
+    await client.delete(path(R.pods, ns.name, r.status?.endpoint?.pod));
+    const moved = await until(
+      r.metadata.name as string,
+      "Ready on another pod",
+      (x) => x.status?.phase === "Ready" && x.status.endpoint?.podUID !== r.status?.endpoint?.podUID,
+      120_000,
+    );
+    expect(moved.status?.attempt).toBe(2);
+    expect(moved.status?.endpoint?.attempt).toBe(2);
+    const now = await route(moved);
+    expect(dec.decode((await now.invoke("after")).result?.body)).toBe("bash:after");
+    // The old fence against the new pod: wrong pod.
+    const stale = await now.dp
+      .invoke({ fence: old.fence, invocationId: "stale", body: enc.encode("x") })
+      .then(
+        () => undefined,
+        (e) => ConnectError.from(e),
+      );
+    expect(stale?.findDetails(RouteFailureSchema)[0]?.reason).toBe(RouteFailure_Reason.WRONG_POD);
+    await eventually(
+      "bash back to 2 ready pods",
+      async () => (await readyPods(client, ns.name, "bash")).length === 2,
+      120_000,
+    );
+  }, 240_000);
+
+  test("two function Runs share a pod, each served under its own fence", async () => {
+    const a = await ready((await create("python", { source: { inline: PY_ECHO } })).metadata.name as string);
+    const b = await ready(
+      (await create("python", { source: { inline: PY_ECHO }, mode: { function: { handler: "fail" } } }))
+        .metadata.name as string,
+    );
+    expect(a.status?.endpoint?.podUID).toBe(b.status?.endpoint?.podUID as string);
+    const [ra, rb] = [await route(a), await route(b)];
+    expect(dec.decode((await ra.invoke("abc")).result?.body)).toBe("cba");
+    expect((await rb.invoke("abc")).result?.handlerError?.type).toBe("ValueError");
+  });
+
+  test("stale routes are refused with a RouteFailure the gateway can act on", async () => {
+    const r = await ready((await create("python", { source: { inline: PY_ECHO } })).metadata.name as string);
+    const rt = await route(r);
+    const reason = async (fence: typeof rt.fence) => {
+      const e = await rt.dp.invoke({ fence, invocationId: "s", body: enc.encode("x") }).then(
+        () => undefined,
+        (x) => ConnectError.from(x),
+      );
+      expect(e?.code).toBe(Code.FailedPrecondition);
+      return RouteFailure_Reason[e?.findDetails(RouteFailureSchema)[0]?.reason ?? 0];
+    };
+    expect(await reason({ ...rt.fence, podUid: "not-this-pod" })).toBe("WRONG_POD");
+    expect(await reason({ ...rt.fence, attempt: 2 })).toBe("WRONG_ATTEMPT");
+    expect(await reason({ ...rt.fence, runUid: "no-such-run" })).toBe("NOT_SERVED");
+  });
+
+  test("callers without a token, with another audience or as another subject are refused", async () => {
+    const r = await ready((await create("python", { source: { inline: PY_ECHO } })).metadata.name as string);
+    const none = await route(r, "");
+    expect(await codeOf(none.invoke("x"))).toBe("Unauthenticated");
+    expect(await codeOf((await route(r, "not-a-token")).invoke("x"))).toBe("Unauthenticated");
+    expect(await codeOf((await route(r, wrongAudienceToken)).invoke("x"))).toBe("Unauthenticated");
+    expect(await codeOf((await route(r, otherToken)).invoke("x"))).toBe("PermissionDenied");
+    expect(await codeOf((await route(r)).invoke("x"))).toBe("ok");
+  });
+});
