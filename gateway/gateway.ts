@@ -13,6 +13,7 @@ import { fetchHandlers, readMaxBytes, routerOptions } from "./connect/router.ts"
 import { DataplaneClient } from "./dataplane/dataplane-client.ts";
 import { TokenSource } from "./dataplane/token-source.ts";
 import { createApp } from "./http/app.ts";
+import { bareHandler } from "./http/bare-handler.ts";
 import { serveProbes } from "./http/probe-server.ts";
 import { Invoker } from "./invoke/invoker.ts";
 import { ConcurrencyLimit } from "./limits/concurrency.ts";
@@ -41,6 +42,8 @@ export interface GatewayDeps {
   log: Logger;
   /** Replaces the apiserver reviews (benchmarks of the gateway alone). */
   reviewer?: Reviewer;
+  /** The --http-port surface: Elysia (default) or hand-matched routes on plain Bun.serve (benchmark baseline). */
+  httpSurface?: "elysia" | "bun";
 }
 
 export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<Gateway> {
@@ -70,12 +73,12 @@ export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<G
   });
   const connectRoutes = functionServiceRoutes(invoker);
   const rOpts = routerOptions(o.maxRequestBytes);
-  const app = createApp({
-    invoker,
-    rpc: fetchHandlers(connectRoutes, rOpts),
-    maxRequestBytes: o.maxRequestBytes,
-    version: pkg.version,
-  });
+  const rpc = fetchHandlers(connectRoutes, rOpts);
+  const app = createApp({ invoker, rpc, maxRequestBytes: o.maxRequestBytes, version: pkg.version });
+  const httpHandler =
+    d.httpSurface === "bun"
+      ? bareHandler({ invoker, rpc, maxRequestBytes: o.maxRequestBytes })
+      : (request: Request) => app.handle(request);
   const maxBodyBytes = readMaxBytes(o.maxRequestBytes);
   const ports: GatewayPorts = { metrics: 0 };
   const closers: (() => Promise<void> | void)[] = [];
@@ -88,7 +91,7 @@ export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<G
         // Invocations may run up to --max-timeout without a byte on the wire.
         idleTimeout: 0,
         maxRequestBodySize: maxBodyBytes,
-        fetch: (request) => app.handle(request),
+        fetch: httpHandler,
       });
       ports.http = server.port;
       closers.push(() => server.stop(false));
