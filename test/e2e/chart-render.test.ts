@@ -45,16 +45,26 @@ suite("chart (helm template)", () => {
     expect(r.code).toBe(0);
   });
 
-  test("defaults: controller, its RBAC, metrics Service and the two built-in Runtimes", async () => {
+  test("defaults: controller, its RBAC, metrics Service, the gateway and the two built-in Runtimes", async () => {
     const objs = await render({}, { release: "kr", namespace: "team-a" });
     expect(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       "ClusterRole/team-a-kr-kruntimes-controller",
+      "ClusterRole/team-a-kr-kruntimes-gateway",
       "ClusterRoleBinding/team-a-kr-kruntimes-controller",
+      "ClusterRoleBinding/team-a-kr-kruntimes-gateway",
+      "ConfigMap/kr-kruntimes-gateway-ca",
       "Deployment/kr-kruntimes-controller",
+      "Deployment/kr-kruntimes-gateway",
+      "PodDisruptionBudget/kr-kruntimes-gateway",
+      "Role/kr-kruntimes-gateway-discovery",
+      "RoleBinding/kr-kruntimes-gateway-discovery",
       "Runtime/bash",
       "Runtime/python",
+      "Secret/kr-kruntimes-gateway-tls",
       "Service/kr-kruntimes-controller-metrics",
+      "Service/kr-kruntimes-gateway",
       "ServiceAccount/kr-kruntimes-controller",
+      "ServiceAccount/kr-kruntimes-gateway",
     ]);
     for (const o of objs) {
       if (!o.kind.startsWith("Cluster")) expect(o.metadata.namespace).toBe("team-a");
@@ -83,7 +93,7 @@ suite("chart (helm template)", () => {
 
   test("controller pod: leader election in the release namespace, probes, metrics on the pod IP, hardened", async () => {
     const objs = await render({}, { namespace: "ops" });
-    const dep = find(objs, "Deployment");
+    const dep = find(objs, "Deployment", "kr-kruntimes-controller");
     const c = controllerContainer(objs);
     expect(c.args).toEqual(
       expect.arrayContaining([
@@ -103,14 +113,14 @@ suite("chart (helm template)", () => {
       capabilities: { drop: ["ALL"] },
     });
     expect(dep.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532 });
-    const svc = find(objs, "Service");
+    const svc = find(objs, "Service", "kr-kruntimes-controller-metrics");
     expect(svc.spec.selector).toEqual(dep.spec.selector.matchLabels);
     for (const [k, v] of Object.entries(dep.spec.selector.matchLabels))
       expect(dep.spec.template.metadata.labels[k]).toBe(v);
   });
 
   test("RBAC: no wildcards, no secrets, and everything the controller grants runtimed", async () => {
-    const role = find(await render(), "ClusterRole");
+    const role = find(await render(), "ClusterRole", "krt-render-kr-kruntimes-controller");
     const rules = role.rules as Rule[];
     for (const r of rules) {
       for (const field of [r.apiGroups, r.resources, r.verbs]) expect(field).not.toContain("*");
@@ -156,6 +166,12 @@ suite("chart (helm template)", () => {
       ["", "serviceaccounts", "patch"],
       ["", "pods", "watch"],
       ["coordination.k8s.io", "leases", "update"],
+      // The dataplane NetworkPolicy per Runtime (applied, and deleted when turned off).
+      ["networking.k8s.io", "networkpolicies", "create"],
+      ["networking.k8s.io", "networkpolicies", "patch"],
+      ["networking.k8s.io", "networkpolicies", "delete"],
+      // runtimed's (and artifact maintainers') system:auth-delegator ClusterRoleBindings.
+      ["rbac.authorization.k8s.io", "clusterrolebindings", "create"],
     ] as const)
       expect(`${g}/${res}:${v} ${grants(rules, g, res, v)}`).toBe(`${g}/${res}:${v} true`);
     expect(grants(rules, "", "pods", "patch")).toBe(false);
@@ -170,19 +186,26 @@ suite("chart (helm template)", () => {
     const a = await names("kruntimes", "team-a");
     const b = await names("kruntimes", "team-b");
     const c = await names("other", "team-a");
-    expect(a).toHaveLength(2);
+    expect(a).toHaveLength(4);
     for (const n of a) {
       expect(b).not.toContain(n);
       expect(c).not.toContain(n);
     }
-    const crb = find(await render({}, { release: "kruntimes", namespace: "team-b" }), "ClusterRoleBinding");
+    const crb = find(
+      await render({}, { release: "kruntimes", namespace: "team-b" }),
+      "ClusterRoleBinding",
+      "team-b-kruntimes-controller",
+    );
     expect(crb.subjects).toEqual([
       { kind: "ServiceAccount", name: "kruntimes-controller", namespace: "team-b" },
     ]);
   });
 
-  test("scope=Namespace: a Role and RoleBinding, no cluster-scoped objects, --namespace", async () => {
-    const objs = await render({ "controller.scope": "Namespace" }, { namespace: "solo" });
+  test("scope=Namespace without the gateway: a Role and RoleBinding, no cluster-scoped objects, --namespace", async () => {
+    const objs = await render(
+      { "controller.scope": "Namespace", "gateway.enabled": "false" },
+      { namespace: "solo" },
+    );
     expect(objs.filter((o) => o.kind.startsWith("Cluster"))).toEqual([]);
     const role = find(objs, "Role");
     const binding = find(objs, "RoleBinding");
@@ -223,7 +246,7 @@ suite("chart (helm template)", () => {
       "controller.metrics.service.enabled": "false",
     });
     const sm = find(objs, "ServiceMonitor");
-    const svc = find(objs, "Service");
+    const svc = find(objs, "Service", "kr-kruntimes-controller-metrics");
     expect(sm.metadata.labels?.release).toBe("prom");
     expect(sm.spec.endpoints).toEqual([{ port: "metrics", path: "/metrics", interval: "30s" }]);
     for (const [k, v] of Object.entries(sm.spec.selector.matchLabels as Record<string, string>))
