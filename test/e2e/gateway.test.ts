@@ -191,7 +191,7 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
   function plain(
     run: string,
     body: string,
-    token: string | undefined = tokens.caller,
+    token: string | null = tokens.caller as string,
     headers: Record<string, string> = {},
     base = httpBase(),
   ) {
@@ -390,7 +390,7 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
   });
 
   test("401 without a token and with a garbage token", async () => {
-    expect((await plain("py", "x", undefined)).status).toBe(401);
+    expect((await plain("py", "x", null)).status).toBe(401);
     expect((await plain("py", "x", "garbage")).status).toBe(401);
   });
 
