@@ -24,6 +24,7 @@ export {
   DEFAULT_RUNS_PER_POD,
   FUNCTION_FINALIZER,
   FunctionLimits,
+  SessionLimits,
   GROUP,
   KEY_DESCRIPTIONS,
   Labels,

@@ -97,6 +97,18 @@ export const FunctionLimits = {
   maxInvocationTimeoutMs: 15 * 60_000,
 } as const;
 
+/** Session-mode defaults and maxima (`spec.mode.session`). */
+export const SessionLimits = {
+  defaultOperationTimeoutMs: 5 * 60_000,
+  maxOperationTimeoutMs: 60 * 60_000,
+  /** Mutations that may wait behind the running one per session; more are refused busy. */
+  defaultMaxQueuedOperations: 64,
+  maxMaxQueuedOperations: 1024,
+  /** ListFiles page size when not given, and the largest accepted. */
+  defaultListLimit: 100,
+  maxListLimit: 1000,
+} as const;
+
 /** On function (and session) Runs while registered: runtimed unregisters before it is removed. */
 export const FUNCTION_FINALIZER = "kruntimes.io/function";
 

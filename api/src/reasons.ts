@@ -88,7 +88,8 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
     "The task left entries in `$KRUNTIME_ARTIFACTS_DIR` that break the artifact rules (symlinks, special files, bad names, count or size limits); none were stored.",
   ArtifactUploadFailed:
     "The artifacts could not be stored after retrying (the store was unreachable or refused them); the task's own result is kept in the status.",
-  IdleTimeout: "A function Run received no invocation for `spec.mode.function.idleTimeout` and ended (phase Succeeded).",
+  IdleTimeout:
+    "A function Run received no invocation for `spec.mode.function.idleTimeout`, or a session no operation for `spec.mode.session.idleTimeout`, and ended (phase Succeeded).",
   RegistrationFailed:
     "A function's source could not be loaded on its pod (syntax error, import error, missing handler); `status.message` has the error.",
   Registered: "Condition reason: the function's handler is loaded on its pod.",

@@ -4,7 +4,7 @@
  * `ttlSecondsAfterFinished` and `termination` (forward only) may change.
  */
 import type { Static } from "@sinclair/typebox";
-import { DEFAULT_RUN_REQUEST, FunctionLimits, Limits } from "./constants.ts";
+import { DEFAULT_RUN_REQUEST, FunctionLimits, Limits, SessionLimits } from "./constants.ts";
 import { DEFAULT_RETRY_ON, RETRYABLE_REASONS, TerminationMode } from "./reasons.ts";
 import { DURATION_PATTERN, Duration, ResourceMap } from "./schema/common.ts";
 import { type CelRule, cel, celString, Int32, List, Num, Obj, Str, StringEnum, Type } from "./schema/kube.ts";
@@ -86,10 +86,44 @@ const FunctionModeSchema = Obj(
 );
 
 const SessionModeSchema = Obj(
-  {},
+  {
+    idleTimeout: Type.Optional(
+      Duration(
+        "Drain and end the session (reason `IdleTimeout`) when no operation arrived for this long. Unset: never.",
+      ),
+    ),
+    defaultOperationTimeout: Type.Optional(
+      Duration(
+        `Timeout of an operation that does not ask for one (queue wait included). Default ${SessionLimits.defaultOperationTimeoutMs / 60_000}m.`,
+      ),
+    ),
+    maxOperationTimeout: Type.Optional(
+      Duration(
+        `Longest timeout an operation may ask for. Default and maximum ${SessionLimits.maxOperationTimeoutMs / 60_000}m.`,
+      ),
+    ),
+    maxQueuedOperations: Type.Optional(
+      Int32({
+        description: "Mutations that may wait behind the running one; more are refused as busy (429).",
+        minimum: 1,
+        maximum: SessionLimits.maxMaxQueuedOperations,
+        default: SessionLimits.defaultMaxQueuedOperations,
+      }),
+    ),
+  },
   {
     description:
-      "Hold an exclusive, stateful workspace on a warm pod, driven through the gateway (commands, files, processes) until drained or cancelled. Takes no `spec.source`.",
+      "Hold an exclusive, stateful workspace on a warm pod, driven through the gateway (commands, files, processes) until drained or cancelled. Takes no `spec.source`. The session takes its pod's whole capacity, and the pod is replaced after it ends. `spec.timeout` bounds its whole lifetime.",
+    "x-kubernetes-validations": [
+      cel(
+        `!has(self.maxOperationTimeout) || !self.maxOperationTimeout.matches(${celString(DURATION_PATTERN)}) || duration(self.maxOperationTimeout) <= duration('${SessionLimits.maxOperationTimeoutMs / 60_000}m')`,
+        `spec.mode.session.maxOperationTimeout must be at most ${SessionLimits.maxOperationTimeoutMs / 60_000}m`,
+      ),
+      cel(
+        `!has(self.defaultOperationTimeout) || !self.defaultOperationTimeout.matches(${celString(DURATION_PATTERN)}) || duration(self.defaultOperationTimeout) <= duration(has(self.maxOperationTimeout) && self.maxOperationTimeout.matches(${celString(DURATION_PATTERN)}) ? self.maxOperationTimeout : '${SessionLimits.maxOperationTimeoutMs / 60_000}m')`,
+        "spec.mode.session.defaultOperationTimeout must not exceed maxOperationTimeout",
+      ),
+    ],
   },
 );
 
@@ -271,7 +305,7 @@ export const RunSpecSchema = Obj(
     ),
     timeout: Type.Optional(
       Duration(
-        "Tasks: longest one attempt may run (each retry gets its own). Functions: the Run's whole lifetime from the first registration. Then it ends with reason Timeout. Unset: no limit.",
+        "Tasks: longest one attempt may run (each retry gets its own). Functions and sessions: the Run's whole lifetime from the first registration / opening. Then it ends with reason Timeout. Unset: no limit.",
       ),
     ),
     retryPolicy: Type.Optional(RetryPolicySchema),

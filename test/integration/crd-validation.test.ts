@@ -435,6 +435,122 @@ const runCases: Case[] = [
     expect: rejected("function mode needs spec.source.inline"),
   },
   {
+    name: "a function with every option is accepted and concurrency defaults to 1 without it",
+    base: "function",
+    mutate: (o) => {
+      const fn = asRun(o).spec.mode.function;
+      if (fn) {
+        fn.idleTimeout = "10m";
+        fn.maxRequestBytes = 4096;
+        fn.maxResponseBytes = 16 * 1024 * 1024;
+        fn.invocationTimeout = "15m";
+      }
+    },
+    expect: ACCEPTED,
+    check: (o) => {
+      expect(asRun(o).spec.mode.function?.concurrency).toBe(1);
+      expect(asRun(o).spec.mode.function?.idleTimeout).toBe("10m");
+    },
+  },
+  ...(
+    [
+      ["concurrency 0", { concurrency: 0 }, "spec.mode.function.concurrency"],
+      ["concurrency above the maximum", { concurrency: 65 }, "spec.mode.function.concurrency"],
+      ["maxRequestBytes 0", { maxRequestBytes: 0 }, "spec.mode.function.maxRequestBytes"],
+      [
+        "maxRequestBytes above 16 MiB",
+        { maxRequestBytes: 16 * 1024 * 1024 + 1 },
+        "spec.mode.function.maxRequestBytes",
+      ],
+      [
+        "maxResponseBytes above 16 MiB",
+        { maxResponseBytes: 16 * 1024 * 1024 + 1 },
+        "spec.mode.function.maxResponseBytes",
+      ],
+      [
+        "an idleTimeout that is not a duration",
+        { idleTimeout: "ten minutes" },
+        "spec.mode.function.idleTimeout",
+      ],
+      ["a zero idleTimeout", { idleTimeout: "0s" }, "must be a positive duration"],
+      [
+        "an invocationTimeout above 15m",
+        { invocationTimeout: "16m" },
+        "invocationTimeout must be at most 15m",
+      ],
+      ["a handler that is not an identifier", { handler: "my-handler" }, "spec.mode.function.handler"],
+    ] as const
+  ).map(
+    ([what, fields, text]): Case => ({
+      name: `a function with ${what} is rejected`,
+      base: "function",
+      mutate: (o) => {
+        Object.assign(asRun(o).spec.mode.function ?? {}, fields);
+      },
+      expect: rejected(text),
+    }),
+  ),
+  {
+    name: "a function's options are part of the immutable mode",
+    base: "function",
+    expect: ACCEPTED,
+    updates: [
+      {
+        name: "changing concurrency",
+        patch: { spec: { mode: { function: { concurrency: 4 } } } },
+        expect: rejected("spec.mode is immutable"),
+      },
+    ],
+  },
+  {
+    name: "a session with every option is accepted and maxQueuedOperations defaults",
+    base: "session",
+    mutate: (o) => {
+      asRun(o).spec.mode.session = {
+        idleTimeout: "5m",
+        defaultOperationTimeout: "1m",
+        maxOperationTimeout: "30m",
+      };
+    },
+    expect: ACCEPTED,
+    check: (o) => expect(asRun(o).spec.mode.session?.maxQueuedOperations).toBe(64),
+  },
+  ...(
+    [
+      ["maxQueuedOperations 0", { maxQueuedOperations: 0 }, "spec.mode.session.maxQueuedOperations"],
+      [
+        "maxQueuedOperations above the maximum",
+        { maxQueuedOperations: 1025 },
+        "spec.mode.session.maxQueuedOperations",
+      ],
+      [
+        "a maxOperationTimeout above 60m",
+        { maxOperationTimeout: "61m" },
+        "maxOperationTimeout must be at most 60m",
+      ],
+      [
+        "a defaultOperationTimeout above its maxOperationTimeout",
+        { defaultOperationTimeout: "2m", maxOperationTimeout: "1m" },
+        "defaultOperationTimeout must not exceed maxOperationTimeout",
+      ],
+      [
+        "a defaultOperationTimeout above 60m",
+        { defaultOperationTimeout: "2h" },
+        "defaultOperationTimeout must not exceed maxOperationTimeout",
+      ],
+      ["an idleTimeout that is not a duration", { idleTimeout: "soon" }, "spec.mode.session.idleTimeout"],
+    ] as const
+  ).map(
+    ([what, fields, text]): Case => ({
+      name: `a session with ${what} is rejected`,
+      base: "session",
+      mutate: (o) => {
+        Object.assign(asRun(o).spec.mode.session ?? {}, fields);
+      },
+      expect: rejected(text),
+    }),
+  ),
+  {
     name: "a session is accepted",
     base: "session",
     expect: ACCEPTED,

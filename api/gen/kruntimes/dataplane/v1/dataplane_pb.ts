@@ -7,6 +7,12 @@
 // names the Run UID, pod UID and attempt the gateway routed on: a call whose fence does not match
 // what this runtimed serves is refused with FAILED_PRECONDITION and a RouteFailure detail, so the
 // gateway re-resolves the route instead of reaching the wrong registration.
+//
+// Sessions: runtimed also serves the public kruntimes.gateway.v1.SessionService itself on the
+// dataplane port, so the gateway forwards session calls without re-encoding them. The fence then
+// travels in request headers: `x-kruntimes-run-uid`, `x-kruntimes-pod-uid`, `x-kruntimes-attempt`,
+// plus `x-kruntimes-caller` (the username the gateway's TokenReview returned, for the audit log).
+// A mismatch is refused the same way: FAILED_PRECONDITION with a RouteFailure detail.
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
