@@ -178,7 +178,7 @@ suite("chart gateway (helm template)", () => {
         c.args.map((a: string) => a.replace("$(POD_IP)", "10.0.0.1")),
         {},
       );
-      expect([...g.protocols].sort()).toEqual([...protocols].sort());
+      expect([...g.protocols].sort() as string[]).toEqual([...protocols].sort());
       expect(g.host).toBe("10.0.0.1");
       if (protocols.includes("http")) expect([g.httpPort, g.grpcPort]).toEqual([ports.http, ports.grpc]);
       if (protocols.includes("https")) expect(g.httpsPort).toBe(ports.https);

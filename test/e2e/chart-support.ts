@@ -16,7 +16,12 @@ export const CHART = join(ROOT, "chart");
 export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   // biome-ignore lint/suspicious/noExplicitAny: rendered manifests are arbitrary Kubernetes objects
   [key: string]: any;
 }
