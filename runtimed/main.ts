@@ -72,6 +72,7 @@ async function sidecar(): Promise<void> {
       ? serveDataplane({
           host: o.host,
           port: o.dataplane.port,
+          socketPath: o.socketPath,
           podUID: o.pod.uid,
           table,
           functions: server.functions,

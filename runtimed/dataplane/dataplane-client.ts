@@ -4,9 +4,14 @@
  * (binary by default), the bearer token on every call. `Code`, `ConnectError` and `RouteFailure`
  * are re-exported so callers outside this workspace need no Connect dependency of their own.
  */
+import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { FunctionDataplaneService } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
+import {
+  FunctionDataplaneService,
+  InvokeRequestSchema,
+} from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
+import { InvokeRequestSchema as ServerInvokeRequestSchema } from "@kruntimes/api/gen/kruntimes/runtime/v1/function_pb.ts";
 
 export { Code, ConnectError } from "@connectrpc/connect";
 export {
@@ -45,4 +50,16 @@ export function dataplaneClient(o: DataplaneClientOptions): DataplaneClient {
         fetch(input, { ...init, timeout: false } as RequestInit)) as typeof fetch,
     }),
   );
+}
+
+/** A dataplane `InvokeRequest` as Connect binary bytes (for raw-fetch callers such as the bench). */
+export function encodeInvokeRequest(init: MessageInitShape<typeof InvokeRequestSchema>): Uint8Array {
+  return toBinary(InvokeRequestSchema, create(InvokeRequestSchema, init));
+}
+
+/** The Runtime Server's `FunctionService.Invoke` request as bytes (to call the socket directly). */
+export function encodeServerInvokeRequest(
+  init: MessageInitShape<typeof ServerInvokeRequestSchema>,
+): Uint8Array {
+  return toBinary(ServerInvokeRequestSchema, create(ServerInvokeRequestSchema, init));
 }

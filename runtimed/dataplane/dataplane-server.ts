@@ -1,9 +1,10 @@
 /**
  * runtimed's dataplane port: `FunctionDataplaneService` (Connect JSON/binary and gRPC-Web over
  * HTTP/1.1) on `$POD_IP:$KRT_DATAPLANE_PORT`, served by Bun.serve + createConnectRouter +
- * createFetchHandler. Each call: authenticate (cached TokenReview), check the route fence, then
- * forward to the local Runtime Server's Invoke over the kept-alive Unix socket connection; the
- * server's own errors (with their InvokeFailure detail) pass through unchanged. Nothing here
+ * createFetchHandler, with a fast path for Connect binary unary (fast-path.ts). Each call:
+ * authenticate (cached TokenReview), check the route fence, then forward to the local Runtime
+ * Server's Invoke over the kept-alive Unix socket connection; the server's own errors (with their
+ * InvokeFailure detail) pass through unchanged. Nothing here
  * talks to the apiserver per call except an uncached TokenReview.
  */
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
@@ -13,6 +14,7 @@ import type { FunctionTable } from "../functions/function-table.ts";
 import type { Logger } from "../logger.ts";
 import type { InvocationResult, Metrics } from "../metrics.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
+import { fastInvoke, INVOKE_PATH, takesFastPath } from "./fast-path.ts";
 import { checkFence } from "./fence.ts";
 import { resultOfError, resultOfResponse } from "./invoke-result.ts";
 import type { DataplaneAuth } from "./token-auth.ts";
@@ -20,6 +22,8 @@ import type { DataplaneAuth } from "./token-auth.ts";
 export interface DataplaneDeps {
   host: string;
   port: number;
+  /** The Runtime Server's socket (the fast path's raw forward). */
+  socketPath: string;
   podUID: string;
   table: FunctionTable;
   functions: RuntimeServerClients["functions"];
@@ -93,6 +97,7 @@ export function dataplaneHandler(d: Omit<DataplaneDeps, "host" | "port">): Datap
   return async (request) => {
     const url = request.url;
     const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+    if (path === INVOKE_PATH && takesFastPath(request)) return fastInvoke(request, d);
     const handler = handlers.get(path);
     if (!handler) return new Response(`no RPC at ${path}\n`, { status: 404 });
     return handler(request);
