@@ -17,6 +17,7 @@ import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import { fastInvoke, INVOKE_PATH, takesFastPath } from "./fast-path.ts";
 import { checkFence } from "./fence.ts";
 import { resultOfError, resultOfResponse } from "./invoke-result.ts";
+import { serverUnreachable } from "./server-unreachable.ts";
 import type { DataplaneAuth } from "./token-auth.ts";
 
 export interface DataplaneDeps {
@@ -33,15 +34,15 @@ export interface DataplaneDeps {
   draining(): boolean;
 }
 
-/** Transport failures reaching the Runtime Server (socket gone, server restarting) are UNAVAILABLE. */
+/** The server's own errors as they are; transport failures classified (server-unreachable.ts). */
 function fromServer(e: unknown): ConnectError {
   const err = ConnectError.from(e);
   if (
     err.details.length === 0 &&
-    (err.code === Code.Unknown || err.code === Code.Internal) &&
+    (err.code === Code.Unknown || err.code === Code.Internal || err.code === Code.Unavailable) &&
     !err.metadata.has("content-type")
   )
-    return new ConnectError(`the Runtime Server is unreachable: ${err.rawMessage}`, Code.Unavailable);
+    return serverUnreachable(new Error(err.rawMessage));
   return err;
 }
 

@@ -268,11 +268,13 @@ for (const protocol of PROTOCOLS)
       expect(text).toContain('kruntimes_runtimed_function_invocations_total{result="stale_route"} 1');
       expect(text).toContain("kruntimes_runtimed_function_invocation_duration_seconds_count 5");
     });
-    test("a Runtime Server that is not there is UNAVAILABLE", async () => {
+    test("a Runtime Server that is not there: NOT_READY (not sent, safe to retry)", async () => {
       fake?.stop(true);
       rmSync(socket, { force: true });
       const err = await failure(client("good").invoke({ fence, invocationId: "i8" }));
-      expect(err?.code).toBe(Code.Unavailable);
+      expect(err?.code).toBe(Code.FailedPrecondition);
+      expect(err?.findDetails(InvokeFailureSchema)[0]?.reason).toBe(InvokeFailure_Reason.NOT_READY);
+      expect(err?.rawMessage).toContain("not sent");
     });
   });
 

@@ -22,6 +22,7 @@ import type { InvocationResult } from "../metrics.ts";
 import type { DataplaneDeps } from "./dataplane-server.ts";
 import { checkFence } from "./fence.ts";
 import { resultOfError } from "./invoke-result.ts";
+import { serverUnreachable } from "./server-unreachable.ts";
 
 export const INVOKE_PATH = "/kruntimes.dataplane.v1.FunctionDataplaneService/Invoke";
 const SERVER_INVOKE = "http://runtime-server/kruntimes.runtime.v1.FunctionService/Invoke";
@@ -134,10 +135,7 @@ export async function fastInvoke(req: Request, d: FastPathDeps): Promise<Respons
         timeout: false,
       } as RequestInit);
     } catch (e) {
-      throw new ConnectError(
-        `the Runtime Server is unreachable: ${e instanceof Error ? e.message : e}`,
-        Code.Unavailable,
-      );
+      throw serverUnreachable(e);
     }
     const answer = new Uint8Array(await res.arrayBuffer());
     if (res.status === 200) {
