@@ -23,6 +23,8 @@ import {
   type Program,
   type ProgramPlan,
 } from "../server/adapter.ts";
+import { bashFunctions } from "./function-worker.ts";
+import { quote } from "./quote.ts";
 
 export const BASH_BOOTSTRAP = `printf R; IFS= read -r __kj || exit 70; source -- "$__kj"; unset __kj; source -- "$0"`;
 
@@ -52,10 +54,7 @@ const startupKeys = new Set([
 ]);
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Single-quotes a word for bash: every byte except NUL survives. */
-export function quote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
+export { quote };
 
 export function commandsScript(commands: readonly string[]): string {
   return `set -e\n${commands.join("\n")}\n`;
@@ -110,6 +109,8 @@ export const bashAdapter: LanguageAdapter = {
     }
     return true;
   },
+
+  functions: bashFunctions,
 
   versionArgv: (interpreter) => [interpreter, "-c", 'printf %s "$BASH_VERSION"'],
 };

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { LanguageScripts } from "./language-scripts.ts";
 import { SERVER_TIMEOUT_MS, ServerProcess, type ServerTarget } from "./server-process.ts";
 import { executionsSuite } from "./suite/executions.ts";
+import { functionSuite } from "./suite/functions.ts";
 import type { SuiteContext } from "./suite/helpers.ts";
 import { inputSuite } from "./suite/inputs.ts";
 import { processControlSuite } from "./suite/process-control.ts";
@@ -59,6 +60,7 @@ export function runConformance(target: ServerTarget, scripts: LanguageScripts): 
     reportingSuite(ctx);
     executionsSuite(ctx);
     serverLifeSuite(ctx);
+    functionSuite(ctx);
   });
 }
 

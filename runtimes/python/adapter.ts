@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { TaskInput } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { changedKeys, type LanguageAdapter, type Program, type ProgramPlan } from "../server/adapter.ts";
 import { PYTHON_BOOTSTRAP } from "./bootstrap.ts";
+import { pythonFunctions } from "./function-worker.ts";
 
 export const COMMANDS_UNSUPPORTED =
   "the python runtime does not run args as commands: set inline, or entrypoint with args";
@@ -54,6 +55,8 @@ export const pythonAdapter: LanguageAdapter = {
   warmEligible(env, baseEnv) {
     return !changedKeys(env, baseEnv).some(startupKey);
   },
+
+  functions: pythonFunctions,
 
   versionArgv: (interpreter) => [interpreter, "-c", "import sys; print(sys.version.split()[0], end='')"],
 };

@@ -4,6 +4,7 @@
  * environment changes a warm interpreter cannot honour (those Runs are cold-started instead).
  */
 import type { TaskInput } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
+import type { FunctionAdapter } from "./functions/worker.ts";
 import type { Language } from "./options.ts";
 
 /** What a Run asks to run, after the request's oneof and args are sorted out. */
@@ -47,6 +48,8 @@ export interface LanguageAdapter {
   warmJob(spec: LaunchSpec, baseEnv: Readonly<Record<string, string>>): Uint8Array;
   /** False when `env` differs from `baseEnv` in something the interpreter reads only at start-up. */
   warmEligible(env: Readonly<Record<string, string>>, baseEnv: Readonly<Record<string, string>>): boolean;
+  /** How function workers of this language start and serve invocations. */
+  readonly functions: FunctionAdapter;
   /** argv printing the interpreter version on stdout. */
   versionArgv(interpreter: string): string[];
 }

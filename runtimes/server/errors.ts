@@ -9,6 +9,7 @@ export type ServerErrorReason =
   | "invalid_argument"
   | "not_found"
   | "already_exists"
+  | "failed_precondition"
   | "resource_exhausted"
   | "unavailable"
   | "internal";
@@ -17,6 +18,7 @@ const connectCodes: Record<ServerErrorReason, Code> = {
   invalid_argument: Code.InvalidArgument,
   not_found: Code.NotFound,
   already_exists: Code.AlreadyExists,
+  failed_precondition: Code.FailedPrecondition,
   resource_exhausted: Code.ResourceExhausted,
   unavailable: Code.Unavailable,
   internal: Code.Internal,

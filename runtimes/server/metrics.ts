@@ -18,9 +18,18 @@ export interface ServerMetrics extends ExecutionObserver {
   registry: Registry;
   /** A call refused with a Connect error before anything started. */
   refused(code: string): void;
+  /** An invocation ended: `result` is OK, HANDLER_ERROR or an InvokeFailure reason name. */
+  invoked(result: string, durationMs: number): void;
 }
 
-export function createMetrics(gauges: { running(): number; warmReady(): number }): ServerMetrics {
+export interface MetricGauges {
+  running(): number;
+  warmReady(): number;
+  /** Function registrations not ended, invocations running and waiting over all of them. */
+  functions(): { registrations: number; inFlight: number; queued: number };
+}
+
+export function createMetrics(gauges: MetricGauges): ServerMetrics {
   const registry = new Registry();
   const registers = [registry];
   const started = new Counter({
@@ -71,8 +80,48 @@ export function createMetrics(gauges: { running(): number; warmReady(): number }
       this.set(gauges.warmReady());
     },
   });
+  const invocations = new Counter({
+    name: "kruntimes_runtime_server_invocations_total",
+    help: "Function invocations that ended, by result (OK, HANDLER_ERROR, or the InvokeFailure reason).",
+    labelNames: ["result"],
+    registers,
+  });
+  const invocationSeconds = new Histogram({
+    name: "kruntimes_runtime_server_invocation_duration_seconds",
+    help: "Time a worker spent on a function invocation.",
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1, 5, 30, 300],
+    registers,
+  });
+  new Gauge({
+    name: "kruntimes_runtime_server_function_registrations",
+    help: "Function registrations not ended (registering, ready or draining).",
+    registers,
+    collect() {
+      this.set(gauges.functions().registrations);
+    },
+  });
+  new Gauge({
+    name: "kruntimes_runtime_server_invocations_in_flight",
+    help: "Function invocations running on a worker now.",
+    registers,
+    collect() {
+      this.set(gauges.functions().inFlight);
+    },
+  });
+  new Gauge({
+    name: "kruntimes_runtime_server_invocations_queued",
+    help: "Function invocations waiting for a worker.",
+    registers,
+    collect() {
+      this.set(gauges.functions().queued);
+    },
+  });
   return {
     registry,
+    invoked(result, durationMs) {
+      invocations.inc({ result });
+      if (durationMs > 0) invocationSeconds.observe(durationMs / 1000);
+    },
     started(warm, launchMs) {
       const start = warm ? "warm" : "cold";
       started.inc({ start });

@@ -7,15 +7,18 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
+import { FunctionService } from "../../api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { InfoResponseSchema, Mode, RuntimeService } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { connectFetchHandler } from "./connect-handler.ts";
 import { ExecutionRegistry } from "./executions/registry.ts";
+import { FunctionRegistry } from "./functions/function-registry.ts";
 import { adapters, interpreterVersion, warmUnsupported } from "./languages.ts";
 import { Launcher } from "./launcher.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics, type ServerMetrics } from "./metrics.ts";
 import type { ServerOptions } from "./options.ts";
+import { functionService } from "./services/function-service.ts";
 import { runtimeService } from "./services/runtime-service.ts";
 import { taskService } from "./services/task-service.ts";
 import { openSocketToAll, prepareSocketPath, removeSocket } from "./unix-socket.ts";
@@ -36,6 +39,7 @@ export class RuntimeServer {
   private drained: Promise<void> | undefined;
   private readonly streams = { open: 0 };
   private readonly registry: ExecutionRegistry;
+  private readonly functions: FunctionRegistry;
   private readonly pool: WarmPool | undefined;
   private readonly metrics: ServerMetrics;
   private server: ReturnType<typeof Bun.serve> | undefined;
@@ -60,6 +64,12 @@ export class RuntimeServer {
     this.metrics = createMetrics({
       running: () => this.registry.running,
       warmReady: () => this.pool?.ready ?? 0,
+      functions: () => this.functionLoad(),
+    });
+    this.functions = new FunctionRegistry(options, {
+      functions: adapter.functions,
+      logger: logger.child({ part: "functions" }),
+      invoked: (result, durationMs) => this.metrics.invoked(result, durationMs),
     });
     this.registry = new ExecutionRegistry(
       options,
@@ -113,7 +123,7 @@ export class RuntimeServer {
       language: options.language,
       interpreter: options.interpreter,
       interpreterVersion: this.interpreterVersion,
-      modes: [Mode.TASK],
+      modes: [Mode.TASK, Mode.FUNCTION],
       taskInputs: [...adapter.inputs],
       limits: { ...options.limits },
       maxConcurrent: options.maxConcurrent,
@@ -143,6 +153,10 @@ export class RuntimeServer {
           refused: (code) => this.metrics.refused(code),
           streams: this.streams,
         }),
+      );
+      router.service(
+        FunctionService,
+        functionService({ registry: this.functions, draining: () => this.draining, streams: this.streams }),
       );
     });
     const metrics = async (): Promise<Response> =>
@@ -175,6 +189,17 @@ export class RuntimeServer {
     }
   }
 
+  private functionLoad(): { registrations: number; inFlight: number; queued: number } {
+    const load = { registrations: 0, inFlight: 0, queued: 0 };
+    for (const r of this.functions.list()) {
+      if (r.terminal) continue;
+      load.registrations++;
+      load.inFlight += r.inFlight;
+      load.queued += r.toProto().queued;
+    }
+    return load;
+  }
+
   /** SIGTERM: stop taking work, let running executions end (bounded), then close. Idempotent. */
   drain(): Promise<void> {
     this.drained ??= this.runDrain();
@@ -185,7 +210,11 @@ export class RuntimeServer {
     const { options, logger, registry } = this;
     this.draining = true;
     this.pool?.close();
-    logger.info({ running: registry.running, drainTimeoutMs: options.drainTimeoutMs }, "draining");
+    logger.info(
+      { running: registry.running, functions: this.functions.active, drainTimeoutMs: options.drainTimeoutMs },
+      "draining",
+    );
+    const functionsDrained = this.functions.drainAll(options.drainTimeoutMs);
     if (!(await within(registry.idle(), options.drainTimeoutMs))) {
       logger.warn({ running: registry.running }, "drain timeout: stopping the executions still running");
       registry.cancelAll(
@@ -194,6 +223,7 @@ export class RuntimeServer {
       );
       await within(registry.idle(), DRAIN_CANCEL_GRACE_MS + 1000);
     }
+    await functionsDrained;
     const flushUntil = Date.now() + STREAM_FLUSH_MS;
     while (this.streams.open > 0 && Date.now() < flushUntil) await Bun.sleep(10);
     await this.close();
@@ -205,6 +235,7 @@ export class RuntimeServer {
     this.draining = true;
     this.pool?.close();
     this.registry.close();
+    this.functions.close();
     await this.server?.stop(true);
     await this.metricsServer?.stop(true);
     removeSocket(this.options.socketPath);

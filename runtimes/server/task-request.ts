@@ -12,7 +12,7 @@ import { RuntimeServerError } from "./errors.ts";
 import type { ExecutionSpec } from "./executions/execution.ts";
 import type { ServerOptions } from "./options.ts";
 
-const uidPattern = /^[A-Za-z0-9._-]{1,128}$/;
+export const uidPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
 function invalid(message: string): RuntimeServerError {
   return new RuntimeServerError("invalid_argument", message);
@@ -24,7 +24,7 @@ function limit(name: string, requested: number, fallback: number, max: number): 
   return requested;
 }
 
-function workingDir(
+export function workingDir(
   root: string,
   hint: string,
   runUid: string,
@@ -57,7 +57,7 @@ function program(req: ExecuteRequest, cwd: string, adapter: LanguageAdapter): Pr
 }
 
 /** Problems with the Run's env, as a START_FAILED message; "" when it is fine. */
-function envProblem(env: Record<string, string>): string {
+export function envProblem(env: Record<string, string>): string {
   for (const [key, value] of Object.entries(env)) {
     if (key === "" || key.includes("=") || key.includes("\0"))
       return `env name ${JSON.stringify(key)} is not valid`;

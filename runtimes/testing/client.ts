@@ -5,12 +5,14 @@
  */
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
+import { FunctionService } from "../../api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { RuntimeService } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
 
 export interface RuntimeClients {
   runtime: Client<typeof RuntimeService>;
   task: Client<typeof TaskService>;
+  functions: Client<typeof FunctionService>;
 }
 
 export function connectUnix(socketPath: string): RuntimeClients {
@@ -21,5 +23,9 @@ export function connectUnix(socketPath: string): RuntimeClients {
       // and an Execute stream of a quiet Run is exactly that.
       fetch(input, { ...init, unix: socketPath, timeout: false } as RequestInit)) as typeof fetch,
   });
-  return { runtime: createClient(RuntimeService, transport), task: createClient(TaskService, transport) };
+  return {
+    runtime: createClient(RuntimeService, transport),
+    task: createClient(TaskService, transport),
+    functions: createClient(FunctionService, transport),
+  };
 }

@@ -1,0 +1,240 @@
+/**
+ * The bash function worker: a warm `bash --norc -c FUNCTION_BOOTSTRAP` sources the script once,
+ * checks that the handler function exists, then serves invocations, each in a fork of itself:
+ * `( eval "$vars"; handler ) <in >out 2>err`. The server writes the body to `in`, sends the
+ * invocation's variables (NUL-terminated, already quoted) on the shell's stdin, and reads the exit
+ * status back as one line on the shell's stdout; the response is the `out` file, the handler's
+ * stderr the `err` file, optional status/content type/headers the `meta` file
+ * ($KRUNTIME_RESPONSE_META). Files live in the worker's private directory.
+ */
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type {
+  FunctionAdapter,
+  FunctionWorker,
+  LogChunk,
+  WorkerCall,
+  WorkerReply,
+  WorkerSpec,
+} from "../server/functions/worker.ts";
+import { LoadError, WorkerGone } from "../server/functions/worker.ts";
+import {
+  killGroup,
+  pumpText,
+  spawnWorker,
+  type WorkerSubprocess,
+} from "../server/functions/worker-process.ts";
+import { quote } from "./quote.ts";
+import { parseMeta, responseContentType } from "./response-meta.ts";
+
+export const FUNCTION_BOOTSTRAP = `exec 3<&0 4>&1 0</dev/null 1>&2
+__kr_source=$1 __kr_handler=$2 __kr_dir=$3
+set --
+source -- "$__kr_source" >"$__kr_dir/load.out" 2>"$__kr_dir/load.err"
+if ! declare -F -- "$__kr_handler" >/dev/null; then printf 'M\\n' >&4; exit 0; fi
+printf 'R\\n' >&4
+while IFS= read -r -d '' __kr_cmd <&3; do
+  if ( exec 3<&- 4>&-; eval "$__kr_cmd"; "$__kr_handler" ) <"$__kr_dir/in" >"$__kr_dir/out" 2>"$__kr_dir/err"; then __kr_st=0; else __kr_st=$?; fi
+  printf '%d\\n' "$__kr_st" >&4
+done`;
+
+/** Largest stderr kept for the logs of one invocation. */
+const MAX_LOG_BYTES = 1024 * 1024;
+/** Stderr tail of a failed handler, in its HandlerError. */
+const ERROR_TAIL = 8 * 1024;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** KRUNTIME_HEADER_<NAME>: upper-case, every character outside [A-Z0-9] becomes "_". */
+export function headerVariable(name: string): string {
+  return `KRUNTIME_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/** The NUL-terminated assignments the shell evals in the fork before calling the handler. */
+export function invocationVars(call: WorkerCall, metaPath: string): string {
+  const clean = (s: string) => quote(s.replaceAll("\0", ""));
+  const parts = [
+    `export KRUNTIME_INVOCATION_ID=${clean(call.invocationId)}`,
+    `KRUNTIME_CONTENT_TYPE=${clean(call.contentType)}`,
+    `KRUNTIME_RESPONSE_META=${clean(metaPath)}`,
+  ];
+  for (const [name, value] of Object.entries(call.headers))
+    parts.push(`${headerVariable(name)}=${clean(value)}`);
+  return `${parts.join(" ")}\0`;
+}
+
+function readText(path: string, max = MAX_LOG_BYTES): string {
+  try {
+    const bytes = readFileSync(path);
+    return decoder.decode(bytes.length > max ? bytes.subarray(bytes.length - max) : bytes);
+  } catch {
+    return "";
+  }
+}
+
+class BashWorker implements FunctionWorker {
+  readonly loaded: Promise<LogChunk[]>;
+  readonly exited: Promise<void>;
+  private readonly proc: WorkerSubprocess;
+  private readonly paths: { in: string; out: string; err: string; meta: string };
+  private pending: { resolve(line: string): void; reject(error: Error): void } | undefined;
+  private gone = false;
+
+  constructor(private readonly spec: WorkerSpec) {
+    const { dir } = spec;
+    this.paths = {
+      in: join(dir, "in"),
+      out: join(dir, "out"),
+      err: join(dir, "err"),
+      meta: join(dir, "meta"),
+    };
+    this.proc = spawnWorker(
+      [
+        spec.interpreter,
+        "--norc",
+        "-c",
+        FUNCTION_BOOTSTRAP,
+        "kruntime-function",
+        spec.sourcePath,
+        spec.handler,
+        dir,
+      ],
+      spec.cwd,
+      spec.env,
+    );
+    const stderr = pumpText(this.proc.stderr, "stderr", spec.onStray);
+    this.exited = this.proc.exited.then(() => {
+      this.gone = true;
+      this.pending?.reject(new WorkerGone(`the bash worker ${this.proc.pid} exited`));
+      this.pending = undefined;
+    });
+    this.loaded = this.nextLine().then(
+      (line) => {
+        const logs = this.loadLogs();
+        if (line === "R") return logs;
+        this.kill();
+        const err = readText(join(dir, "load.err")).trim();
+        throw new LoadError(
+          `the script defines no function ${JSON.stringify(spec.handler)}${err ? `; its stderr: ${err}` : ""}`,
+        );
+      },
+      async () => {
+        await stderr;
+        const err = readText(join(dir, "load.err")).trim();
+        const status = this.proc.signalCode ?? `exit status ${this.proc.exitCode}`;
+        throw new LoadError(
+          `the script ended the shell while it was sourced (${status})${err ? `: ${err}` : ""}`,
+        );
+      },
+    );
+    this.loaded.catch(() => {});
+    void this.readLoop();
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  private loadLogs(): LogChunk[] {
+    const logs: LogChunk[] = [];
+    const out = readText(join(this.spec.dir, "load.out"));
+    const err = readText(join(this.spec.dir, "load.err"));
+    if (out !== "") logs.push({ stream: "stdout", text: out });
+    if (err !== "") logs.push({ stream: "stderr", text: err });
+    return logs;
+  }
+
+  private async readLoop(): Promise<void> {
+    let buffered = "";
+    try {
+      for await (const chunk of this.proc.stdout) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let at = buffered.indexOf("\n");
+        while (at !== -1) {
+          const line = buffered.slice(0, at);
+          buffered = buffered.slice(at + 1);
+          const pending = this.pending;
+          this.pending = undefined;
+          pending?.resolve(line);
+          at = buffered.indexOf("\n");
+        }
+      }
+    } catch {
+      // the pipe failed; the exit handler fails what is pending
+    }
+  }
+
+  private nextLine(): Promise<string> {
+    if (this.gone) return Promise.reject(new WorkerGone(`the bash worker ${this.proc.pid} exited`));
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+    });
+  }
+
+  async invoke(call: WorkerCall): Promise<WorkerReply> {
+    const { paths } = this;
+    writeFileSync(paths.in, call.body);
+    const done = this.nextLine();
+    try {
+      this.proc.stdin.write(encoder.encode(invocationVars(call, paths.meta)));
+      this.proc.stdin.flush();
+    } catch {
+      // the shell is gone: its exit rejects the reply
+    }
+    const exitCode = Number(await done);
+    const err = readText(paths.err);
+    const logs: LogChunk[] = err === "" ? [] : [{ stream: "stderr", text: err }];
+    let metaText: string | undefined;
+    try {
+      metaText = readFileSync(paths.meta, "utf8");
+      unlinkSync(paths.meta);
+    } catch {
+      // no meta file: defaults
+    }
+    if (exitCode !== 0) {
+      const out = readText(paths.out);
+      if (out !== "") logs.unshift({ stream: "stdout", text: out });
+      const tail = err.length > ERROR_TAIL ? `[... stderr cut ...]\n${err.slice(-ERROR_TAIL)}` : err;
+      return {
+        kind: "handler_error",
+        error: {
+          type: "NonZeroExit",
+          message: `the handler exited with status ${exitCode}`,
+          traceback: tail,
+          exitCode,
+        },
+        logs,
+      };
+    }
+    const body = readFileSync(paths.out);
+    if (body.length > this.spec.maxResponseBytes) return { kind: "too_large", bytes: body.length, logs };
+    const meta = parseMeta(metaText ?? "");
+    return {
+      kind: "ok",
+      status: meta.status ?? 200,
+      contentType: meta.contentType ?? responseContentType(body),
+      headers: meta.headers,
+      body,
+      logs,
+    };
+  }
+
+  kill(): void {
+    killGroup(this.proc.pid);
+  }
+}
+
+export const bashFunctions: FunctionAdapter = {
+  sourceFile: "function.sh",
+  async check(interpreter, sourcePath, env) {
+    const proc = Bun.spawn({
+      cmd: [interpreter, "-n", sourcePath],
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    return code === 0 ? undefined : `syntax error: ${stderr.trim() || `bash -n exited with status ${code}`}`;
+  },
+  start: (spec) => new BashWorker(spec),
+};
