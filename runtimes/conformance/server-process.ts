@@ -40,6 +40,8 @@ export interface StartOptions extends Partial<Omit<ServerSettings, "socket" | "w
 
 export class ServerProcess {
   readonly clients: RuntimeClients;
+  /** The same clients with binary protobuf on the wire, as runtimed calls the server. */
+  readonly binaryClients: RuntimeClients;
 
   private constructor(
     readonly dir: string,
@@ -47,6 +49,7 @@ export class ServerProcess {
     readonly proc: Subprocess,
   ) {
     this.clients = connectUnix(settings.socket);
+    this.binaryClients = connectUnix(settings.socket, { binary: true });
   }
 
   static async start(target: ServerTarget, options: StartOptions = {}): Promise<ServerProcess> {

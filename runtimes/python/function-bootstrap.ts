@@ -1,12 +1,12 @@
 /**
- * The python function worker, run as `python3 -c FUNCTION_BOOTSTRAP <source> <handler>
- * <max_response_bytes>` in the Run's working directory with the Run's environment. It keeps
- * private copies of fds 0 and 1 for the protocol (frames, see server/functions/frames.ts), points
- * fd 0 at /dev/null and fd 1 at fd 2, imports the source once as the module `function`, resolves
- * the handler, and answers one frame per request frame. print() and sys.stdout/sys.stderr writes
- * during a call are captured per call and travel in the reply; raw fd writes (child processes, C
- * code) reach the server on the stderr pipe. The module `kruntime` (Request, Response) is
- * importable by handlers.
+ * The python function worker, run as `python3 -c FUNCTION_BOOTSTRAP <socket> <source> <handler>
+ * <max_response_bytes>` in the Run's working directory with the Run's environment. It connects to
+ * its private Unix socket (the protocol: frames, see server/functions/frames.ts), points fd 0 at
+ * /dev/null, imports the source once as the module `function`, resolves the handler, and answers
+ * one frame per request frame. print() and sys.stdout/sys.stderr writes during a call are captured
+ * per call and travel in the reply; raw fd 1/2 writes (child processes, C code) reach the server
+ * on the worker's stdout/stderr pipes. The module `kruntime` (Request, Response) is importable by
+ * handlers.
  */
 export const KRUNTIME_MODULE = String.raw`
 import json as _json
@@ -47,13 +47,14 @@ class Response:
 
 export const FUNCTION_BOOTSTRAP = String.raw`import os, sys
 def _kruntime_worker():
-    import io, json, struct, time, traceback, types, importlib.util
-    rfd, wfd = os.dup(0), os.dup(1)
+    import io, json, socket, struct, time, traceback, types, importlib.util
+    channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    channel.connect(sys.argv[1])
+    rfd = wfd = channel.fileno()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    os.dup2(2, 1)
-    source, handler_name, max_response = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    source, handler_name, max_response = sys.argv[2], sys.argv[3], int(sys.argv[4])
     del sys.argv[1:]
     kr = types.ModuleType("kruntime")
     exec(KRUNTIME_MODULE, kr.__dict__)

@@ -1,7 +1,8 @@
 /**
- * The python function worker on the server's side: starts `python3 -c FUNCTION_BOOTSTRAP`, waits
- * for its ready (or load failure) frame, and exchanges one request frame and one reply frame per
- * invocation over the worker's stdin/stdout. Nothing is spawned or written to disk per call.
+ * The python function worker on the server's side: listens on the worker's private socket, starts
+ * `python3 -c FUNCTION_BOOTSTRAP`, waits for its ready (or load failure) frame, and exchanges one
+ * request frame and one reply frame per invocation over the socket. Nothing is spawned or written
+ * to disk per call. The worker's stdout/stderr pipes carry only raw output (logged as such).
  */
 import { encodeFrame, type Frame, FrameReader } from "../server/functions/frames.ts";
 import type {
@@ -13,6 +14,7 @@ import type {
   WorkerSpec,
 } from "../server/functions/worker.ts";
 import { LoadError, WorkerGone } from "../server/functions/worker.ts";
+import { WorkerChannel } from "../server/functions/worker-channel.ts";
 import {
   killGroup,
   pumpText,
@@ -33,16 +35,23 @@ class PythonWorker implements FunctionWorker {
   readonly exited: Promise<void>;
   private readonly proc: WorkerSubprocess;
   private readonly reader = new FrameReader();
+  private readonly channel: WorkerChannel;
   private pending: { resolve(frame: Frame): void; reject(error: Error): void } | undefined;
   private gone = false;
   private stderrTail: Promise<string>;
 
   constructor(spec: WorkerSpec) {
+    this.channel = new WorkerChannel(
+      spec.socketPath,
+      (chunk) => this.onData(chunk),
+      () => {},
+    );
     this.proc = spawnWorker(
       [
         spec.interpreter,
         "-c",
         FUNCTION_BOOTSTRAP,
+        spec.socketPath,
         spec.sourcePath,
         spec.handler,
         String(spec.maxResponseBytes),
@@ -50,9 +59,11 @@ class PythonWorker implements FunctionWorker {
       spec.cwd,
       spec.env,
     );
+    void pumpText(this.proc.stdout, "stdout", spec.onStray);
     this.stderrTail = pumpText(this.proc.stderr, "stderr", spec.onStray);
     this.exited = this.proc.exited.then(() => {
       this.gone = true;
+      this.channel.close();
       this.pending?.reject(new WorkerGone(`the python worker ${this.proc.pid} exited`));
       this.pending = undefined;
     });
@@ -71,24 +82,17 @@ class PythonWorker implements FunctionWorker {
       },
     );
     this.loaded.catch(() => {});
-    void this.readLoop();
   }
 
   get pid(): number {
     return this.proc.pid;
   }
 
-  private async readLoop(): Promise<void> {
-    try {
-      for await (const chunk of this.proc.stdout) {
-        for (const frame of this.reader.push(chunk)) {
-          const pending = this.pending;
-          this.pending = undefined;
-          pending?.resolve(frame);
-        }
-      }
-    } catch {
-      // the pipe failed; the exit handler fails what is pending
+  private onData(chunk: Uint8Array): void {
+    for (const frame of this.reader.push(chunk)) {
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.resolve(frame);
     }
   }
 
@@ -101,14 +105,9 @@ class PythonWorker implements FunctionWorker {
 
   async invoke(call: WorkerCall): Promise<WorkerReply> {
     const reply = this.next();
-    try {
-      this.proc.stdin.write(
-        encodeFrame({ i: call.invocationId, c: call.contentType, h: call.headers }, call.body),
-      );
-      this.proc.stdin.flush();
-    } catch {
-      // the worker is gone: its exit rejects the reply
-    }
+    this.channel.write(
+      encodeFrame({ i: call.invocationId, c: call.contentType, h: call.headers }, call.body),
+    );
     const { header, body } = await reply;
     const logs = frameLogs(header);
     switch (header.k) {

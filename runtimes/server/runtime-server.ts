@@ -7,18 +7,19 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { FunctionService } from "../../api/gen/kruntimes/runtime/v1/function_pb.ts";
+import { FunctionService, type InvokeRequest } from "../../api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { InfoResponseSchema, Mode, RuntimeService } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { connectFetchHandler } from "./connect-handler.ts";
 import { ExecutionRegistry } from "./executions/registry.ts";
 import { FunctionRegistry } from "./functions/function-registry.ts";
+import { fastPathEligible, INVOKE_PATH, serveInvokeFast } from "./functions/invoke-fast-path.ts";
 import { adapters, interpreterVersion, warmUnsupported } from "./languages.ts";
 import { Launcher } from "./launcher.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics, type ServerMetrics } from "./metrics.ts";
 import type { ServerOptions } from "./options.ts";
-import { functionService } from "./services/function-service.ts";
+import { functionService, invokeConnectError, invokeFunction } from "./services/function-service.ts";
 import { runtimeService } from "./services/runtime-service.ts";
 import { taskService } from "./services/task-service.ts";
 import { openSocketToAll, prepareSocketPath, removeSocket } from "./unix-socket.ts";
@@ -164,8 +165,13 @@ export class RuntimeServer {
         headers: { "Content-Type": this.metrics.registry.contentType },
       });
     const rpc = fetch;
-    const handle = (request: Request): Promise<Response> =>
-      request.method === "GET" && new URL(request.url).pathname === "/metrics" ? metrics() : rpc(request);
+    const invoke = (req: InvokeRequest, signal: AbortSignal) => invokeFunction(this.functions, req, signal);
+    const handle = (request: Request): Promise<Response> => {
+      const path = new URL(request.url).pathname;
+      if (path === INVOKE_PATH && fastPathEligible(request))
+        return serveInvokeFast(request, invoke, invokeConnectError);
+      return request.method === "GET" && path === "/metrics" ? metrics() : rpc(request);
+    };
     this.server = Bun.serve({
       unix: options.socketPath,
       // Streams last as long as their executions and may be silent for long: no idle timeout

@@ -15,9 +15,11 @@ export interface RuntimeClients {
   functions: Client<typeof FunctionService>;
 }
 
-export function connectUnix(socketPath: string): RuntimeClients {
+/** `binary`: protobuf on the wire, as runtimed sends it (default JSON, readable in failures). */
+export function connectUnix(socketPath: string, options: { binary?: boolean } = {}): RuntimeClients {
   const transport = createConnectTransport({
     baseUrl: "http://runtime-server",
+    useBinaryFormat: options.binary ?? false,
     fetch: ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
       // timeout: false — Bun's fetch otherwise drops a response that stays silent for 300 s,
       // and an Execute stream of a quiet Run is exactly that.

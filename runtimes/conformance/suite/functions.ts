@@ -82,7 +82,9 @@ export function functionSuite(ctx: SuiteContext): void {
 
   describe("functions", () => {
     const server = () => ctx.server();
-    const client = () => server().clients.functions;
+    // Binary protobuf, as runtimed calls the server (Invoke takes the server's fast path);
+    // one test below checks the same calls in JSON.
+    const client = () => server().binaryClients.functions;
     let markers: string;
     beforeAll(() => {
       markers = mkdtempSync(join(tmpdir(), "krt-fn-"));
@@ -322,6 +324,15 @@ export function functionSuite(ctx: SuiteContext): void {
       const over = await invokeFailure(invoke(big.runUid, "b-big", "1001"));
       expect([over.code, over.reason]).toEqual(["ResourceExhausted", "RESPONSE_TOO_LARGE"]);
       expect((await invoke(big.runUid, "b-after", "10")).body.length).toBe(10);
+    });
+
+    test("Invoke in Connect JSON: the same answers and error details", async () => {
+      const json = server().clients.functions;
+      const { runUid } = await register("h_json");
+      const res = await json.invoke({ runUid, attempt: 1, invocationId: "j-1", body: encoder.encode("[1]") });
+      expect(JSON.parse(decoder.decode(res.body))).toEqual({ got: [1], id: "j-1" });
+      const stale = await invokeFailure(json.invoke({ runUid, attempt: 2, invocationId: "j-2" }));
+      expect([stale.code, stale.reason]).toEqual(["FailedPrecondition", "STALE"]);
     });
 
     test("bad calls: unknown run NOT_REGISTERED, bad invocation id INVALID, unknown Status NOT_FOUND", async () => {

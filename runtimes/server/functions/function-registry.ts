@@ -5,12 +5,14 @@
  * `retainFinishedMs` (at most `retainMaxFinished` of them, oldest dropped first).
  */
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import {
   FunctionEndReason,
   type RegisterRequest,
 } from "../../../api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { RuntimeServerError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { makeDir } from "../make-dir.ts";
 import type { ServerOptions } from "../options.ts";
 import { toFunctionSpec } from "./function-spec.ts";
 import { Registration } from "./registration.ts";
@@ -26,11 +28,16 @@ export class FunctionRegistry {
   private readonly registrations = new Map<string, Registration>();
   /** Ended registrations in the order they ended, for retention. */
   private readonly endedOrder: Registration[] = [];
+  /** Workers' private sockets: short paths (a Unix socket path has at most 107 bytes). */
+  private readonly socketDir: string;
+  private sockets = 0;
 
   constructor(
     private readonly options: ServerOptions,
     private readonly deps: FunctionRegistryDeps,
-  ) {}
+  ) {
+    this.socketDir = join(options.stateDir, "fw");
+  }
 
   /** Registers, or returns the existing registration of the same attempt; waits until loading is over. */
   async register(req: RegisterRequest): Promise<{ registration: Registration; created: boolean }> {
@@ -52,6 +59,10 @@ export class FunctionRegistry {
       functions: this.deps.functions,
       interpreter: this.options.interpreter,
       logger: this.deps.logger,
+      socketPath: () => {
+        if (this.sockets === 0) makeDir(this.socketDir);
+        return join(this.socketDir, `${++this.sockets}.sock`);
+      },
       invoked: this.deps.invoked,
       ended: (r) => this.onEnded(r),
     });

@@ -39,6 +39,8 @@ export interface RegistrationDeps {
   functions: FunctionAdapter;
   interpreter: string;
   logger: Logger;
+  /** A fresh short path for a worker's private socket. */
+  socketPath(): string;
   /** Told about every finished invocation (metrics): its result label and handler time. */
   invoked(result: string, durationMs: number): void;
   /** Told once when the registration ends or fails. */
@@ -176,6 +178,7 @@ export class Registration {
       cwd: spec.cwd,
       env: spec.env,
       dir,
+      socketPath: deps.socketPath(),
       maxResponseBytes: spec.limits.maxResponseBytes,
       onStray: (chunk) => {
         if (this.watchers.size === 0) return;

@@ -8,7 +8,7 @@ import type { LogChunk } from "./worker.ts";
 export type WorkerSubprocess = Subprocess<"pipe", "pipe", "pipe">;
 
 export function spawnWorker(cmd: string[], cwd: string, env: Record<string, string>): WorkerSubprocess {
-  return Bun.spawn({ cmd, cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  return Bun.spawn({ cmd, cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true }) as WorkerSubprocess;
 }
 
 /** SIGKILL to the process group led by `pid`. */

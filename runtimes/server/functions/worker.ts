@@ -62,6 +62,8 @@ export interface WorkerSpec {
   env: Record<string, string>;
   /** Private directory of this worker (bash keeps its per-invocation files here). */
   dir: string;
+  /** A short path for a private Unix socket of this worker (workers that talk over one). */
+  socketPath: string;
   maxResponseBytes: number;
   /** Output written outside the protocol (raw file descriptors, child processes), as it arrives. */
   onStray(chunk: LogChunk): void;

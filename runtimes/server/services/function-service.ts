@@ -4,7 +4,7 @@
  * in the response); Watch streams a registration's state, logs and end.
  */
 import { create } from "@bufbuild/protobuf";
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { ConnectError, HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   FunctionEndReason,
   type FunctionService,
@@ -12,6 +12,7 @@ import {
   type FunctionServiceWatchRequest,
   type FunctionServiceWatchResponse,
   type InvokeRequest,
+  type InvokeResponse,
   InvokeFailure_Reason as Reason,
   RegisterResponseSchema,
   StatusResponseSchema,
@@ -32,37 +33,51 @@ export interface FunctionServiceDeps {
 
 const invocationIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
-export function functionService(deps: FunctionServiceDeps): ServiceImpl<typeof FunctionService> {
-  const { registry } = deps;
-
-  async function invoke(req: InvokeRequest, ctx: HandlerContext) {
-    if (!invocationIdPattern.test(req.invocationId)) {
-      throw new InvokeError(
-        Reason.INVALID,
-        `invocation_id must match ${invocationIdPattern.source}, got ${JSON.stringify(req.invocationId)}`,
-      );
-    }
-    const registration = registry.find(req.runUid);
-    if (registration === undefined) {
-      throw new InvokeError(Reason.NOT_REGISTERED, `no function registration for run ${req.runUid}`);
-    }
-    if (req.attempt !== registration.attempt) {
-      throw new InvokeError(
-        Reason.STALE,
-        `attempt ${req.attempt} does not match the registered attempt ${registration.attempt}`,
-      );
-    }
-    return registration.invoke(
-      {
-        invocationId: req.invocationId,
-        body: req.body,
-        contentType: req.contentType === "" ? "application/octet-stream" : req.contentType,
-        headers: req.headers,
-      },
-      req.timeoutMs,
-      ctx.signal,
+/**
+ * One Invoke: the fence and field checks, then the registration's handler. Throws InvokeError
+ * (or RuntimeServerError); shared by the Connect router and the binary fast path.
+ */
+export async function invokeFunction(
+  registry: FunctionRegistry,
+  req: InvokeRequest,
+  signal: AbortSignal,
+): Promise<InvokeResponse> {
+  if (!invocationIdPattern.test(req.invocationId)) {
+    throw new InvokeError(
+      Reason.INVALID,
+      `invocation_id must match ${invocationIdPattern.source}, got ${JSON.stringify(req.invocationId)}`,
     );
   }
+  const registration = registry.find(req.runUid);
+  if (registration === undefined) {
+    throw new InvokeError(Reason.NOT_REGISTERED, `no function registration for run ${req.runUid}`);
+  }
+  if (req.attempt !== registration.attempt) {
+    throw new InvokeError(
+      Reason.STALE,
+      `attempt ${req.attempt} does not match the registered attempt ${registration.attempt}`,
+    );
+  }
+  return registration.invoke(
+    {
+      invocationId: req.invocationId,
+      body: req.body,
+      contentType: req.contentType === "" ? "application/octet-stream" : req.contentType,
+      headers: req.headers,
+    },
+    req.timeoutMs,
+    signal,
+  );
+}
+
+/** An Invoke failure as the Connect error the caller gets. */
+export function invokeConnectError(error: unknown): ConnectError {
+  if (error instanceof InvokeError) return error.toConnectError();
+  return RuntimeServerError.toConnect(error);
+}
+
+export function functionService(deps: FunctionServiceDeps): ServiceImpl<typeof FunctionService> {
+  const { registry } = deps;
 
   return {
     async register(req) {
@@ -96,10 +111,9 @@ export function functionService(deps: FunctionServiceDeps): ServiceImpl<typeof F
 
     async invoke(req, ctx) {
       try {
-        return await invoke(req, ctx);
+        return await invokeFunction(registry, req, ctx.signal);
       } catch (error) {
-        if (error instanceof InvokeError) throw error.toConnectError();
-        throw RuntimeServerError.toConnect(error);
+        throw invokeConnectError(error);
       }
     },
 
