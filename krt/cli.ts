@@ -9,6 +9,7 @@ import { CompletionCommand } from "./commands/completion.ts";
 import { DeleteCommand } from "./commands/delete.ts";
 import { DescribeCommand } from "./commands/describe.ts";
 import { GetCommand } from "./commands/get.ts";
+import { InvokeCommand } from "./commands/invoke.ts";
 import { ListCommand } from "./commands/list.ts";
 import { LogsCommand } from "./commands/logs.ts";
 import { RunCommand } from "./commands/run.ts";
@@ -20,6 +21,7 @@ import type { KrtContext } from "./context.ts";
 
 export const COMMANDS = [
   RunCommand,
+  InvokeCommand,
   GetCommand,
   ListCommand,
   DescribeCommand,

@@ -1,5 +1,5 @@
-/** `krt run`: create a task Run, print its name, optionally wait for it to finish. */
-import { parseApiDuration, type Run, RunResource } from "@kruntimes/api";
+/** `krt run`: create a task or function Run, print its name, optionally wait for it. */
+import { parseApiDuration, type Run, RunPhase, RunResource } from "@kruntimes/api";
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
@@ -8,8 +8,10 @@ import { followRunLogs } from "../logs/follow-logs.ts";
 import { streamSink } from "../logs/log-sink.ts";
 import type { GlobalOptions } from "../options.ts";
 import { formatObjects } from "../output/print.ts";
-import { buildRun, checkRunFlags, type RunFlags } from "../runs/build-run.ts";
+import { buildRun, checkNoFunctionFlags, checkRunFlags, type RunFlags } from "../runs/build-run.ts";
 import { getRuntime } from "../runs/fetch.ts";
+import type { FunctionFlags } from "../runs/function-flags.ts";
+import { readManifest } from "../runs/manifest.ts";
 import { exitCodeForRun, runSummary } from "../runs/outcome.ts";
 import { waitForRun } from "../runs/wait.ts";
 
@@ -17,11 +19,20 @@ export class RunCommand extends KrtCommand {
   static override paths = [["run"]];
   static override usage = Command.Usage({
     category: "Runs",
-    description: "Create a task Run on a Runtime",
+    description: "Create a task or function Run on a Runtime",
     details: `
       Creates a Run in task mode and prints its name. The input is exactly one of: \`--file\` (a
       standalone inline script; \`-\` reads stdin), \`--entrypoint\` (a script file in the runtime
       container, with its arguments after \`--\`), or shell commands after \`--\`.
+
+      With \`--function\` the Run is a function: \`--file\` is the module (python) or script (bash)
+      that defines the handler (\`--handler\`, default \`handler\`); the Run registers it on a warm
+      pod, becomes Ready and serves \`krt invoke\` calls until it is cancelled, idles out
+      (\`--idle-timeout\`) or reaches \`--timeout\` (its whole lifetime). \`--wait\` then waits
+      until the Run is Ready (exit 0) or has ended.
+
+      \`--manifest\` creates the Run written in a YAML or JSON file (\`-\` reads stdin) instead of
+      building one from flags; \`-n\` and \`--name\` override its namespace and name.
 
       The client's wall-clock time in microseconds is recorded in the
       \`kruntimes.io/created-micros\` annotation, for exact latency breakdowns.
@@ -42,6 +53,11 @@ export class RunCommand extends KrtCommand {
         "Run a script in the image with arguments",
         "krt run --runtime bash --entrypoint /opt/job.sh -- --fast 3",
       ],
+      [
+        "Start a python function and wait until it serves",
+        "krt run --function --runtime python --handler handler --file handler.py --concurrency 4 --idle-timeout 30m --wait",
+      ],
+      ["Create a Run from a manifest", "krt run --manifest run.yaml"],
     ],
   });
 
@@ -60,6 +76,30 @@ export class RunCommand extends KrtCommand {
   waitTimeout = Option.String("--wait-timeout", {
     description: "With --wait/--follow: give up waiting after this duration",
   });
+  function = Option.Boolean("--function", false, {
+    description: "Create a function Run: --file defines the handler; callers use `krt invoke`",
+  });
+  handler = Option.String("--handler", {
+    description: "With --function: the handler's name (default handler)",
+  });
+  concurrency = Option.String("--concurrency", {
+    description: "With --function: invocations served at once (default 1, at most 64)",
+  });
+  idleTimeout = Option.String("--idle-timeout", {
+    description: "With --function: end the Run after this long without an invocation (default never)",
+  });
+  invocationTimeout = Option.String("--invocation-timeout", {
+    description: "With --function: default and longest time of one invocation (default 30s, at most 15m)",
+  });
+  maxRequestBytes = Option.String("--max-request-bytes", {
+    description: "With --function: largest request body, e.g. 4Mi (default 1Mi, at most 16Mi)",
+  });
+  maxResponseBytes = Option.String("--max-response-bytes", {
+    description: "With --function: largest response body, e.g. 4Mi (default 1Mi, at most 16Mi)",
+  });
+  manifest = Option.String("--manifest", {
+    description: "Create the Run written in this YAML/JSON file (- reads stdin) instead of from flags",
+  });
   args = Option.Rest({ name: "args" });
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
@@ -70,6 +110,15 @@ export class RunCommand extends KrtCommand {
         "drop -o, or use --wait -o json",
       );
     if (opts.output === "table" || opts.output === "wide") opts = { ...opts, output: "name" };
+    const fn: FunctionFlags = {
+      handler: this.handler,
+      concurrency: this.concurrency,
+      idleTimeout: this.idleTimeout,
+      invocationTimeout: this.invocationTimeout,
+      maxRequestBytes: this.maxRequestBytes,
+      maxResponseBytes: this.maxResponseBytes,
+    };
+    if (!this.function) checkNoFunctionFlags(fn);
     const flags: RunFlags = {
       runtime: this.runtime,
       args: this.args,
@@ -80,8 +129,10 @@ export class RunCommand extends KrtCommand {
       retries: this.retries,
       ttl: this.ttl,
       name: this.name,
+      ...(this.function ? { function: fn } : {}),
     };
-    checkRunFlags(flags);
+    if (this.manifest === undefined) checkRunFlags(flags);
+    else this.checkManifestFlags();
     const waiting = this.wait || this.follow;
     if (this.waitTimeout !== undefined && !waiting)
       throw CliError.usage(
@@ -94,24 +145,58 @@ export class RunCommand extends KrtCommand {
     if (this.file !== undefined) flags.script = await this.readScript(this.file);
 
     const { client, namespace } = this.connect(opts);
-    await this.checkRuntime(client, namespace, flags.runtime as string);
-    const body = buildRun(flags, namespace, this.context.nowMicros());
-    const created = await client.create<Run>(path(RunResource, namespace), body);
+    const body =
+      this.manifest !== undefined
+        ? await readManifest(this.manifest, {
+            namespace: opts.namespace,
+            defaultNamespace: namespace,
+            name: this.name,
+            createdMicros: this.context.nowMicros(),
+          })
+        : buildRun(flags, namespace, this.context.nowMicros());
+    const ns = body.metadata.namespace as string;
+    await this.checkRuntime(client, ns, body.spec.runtime);
+    const created = await client.create<Run>(path(RunResource, ns), body);
     const name = created.metadata.name as string;
     if (this.follow) this.context.stderr.write(`run ${name} created\n`);
     else this.print(formatObjects([created], opts.output, [], true));
     if (!waiting) return undefined;
+    const isFunction = created.spec.mode.function !== undefined;
     const done = this.follow
       ? await followRunLogs(
           client,
-          namespace,
+          ns,
           name,
           { timeoutMs: waitMs },
           streamSink(this.context.stdout, this.context.stderr),
         )
-      : await waitForRun(client, namespace, name, { timeoutMs: waitMs });
+      : await waitForRun(client, ns, name, {
+          timeoutMs: waitMs,
+          ...(isFunction ? { until: (r: Run) => r.status?.phase === RunPhase.Ready } : {}),
+        });
     this.context.stderr.write(`${runSummary(done)}\n`);
     return exitCodeForRun(done);
+  }
+
+  /** --manifest carries the whole Run: flags that would build one are refused, not ignored. */
+  private checkManifestFlags(): void {
+    const building: [string, unknown][] = [
+      ["--runtime", this.runtime],
+      ["--file", this.file],
+      ["--entrypoint", this.entrypoint],
+      ["--timeout", this.timeout],
+      ["--retries", this.retries],
+      ["--ttl", this.ttl],
+      ["--function", this.function || undefined],
+      ["-- args", this.args.length ? this.args : undefined],
+      ["--env", this.env.length ? this.env : undefined],
+    ];
+    const given = building.filter(([, v]) => v !== undefined).map(([k]) => k);
+    if (given.length)
+      throw CliError.usage(
+        `--manifest excludes ${given.join(", ")}: the manifest holds the whole Run`,
+        "edit the manifest, or drop --manifest and build the Run from flags",
+      );
   }
 
   private async readScript(file: string): Promise<string> {

@@ -1,6 +1,6 @@
 /**
- * Turns `krt run` flags into a task Run, checking the flag combinations the API would reject
- * (so the user hears it from the CLI, with the flag names) and the ones only the CLI has.
+ * Turns `krt run` flags into a task or function Run, checking the flag combinations the API would
+ * reject (so the user hears it from the CLI, with the flag names) and the ones only the CLI has.
  */
 import {
   Annotations,
@@ -13,6 +13,7 @@ import {
   type RunSpec,
 } from "@kruntimes/api";
 import { CliError } from "../errors.ts";
+import { type FunctionFlags, functionFlagsGiven, functionMode } from "./function-flags.ts";
 
 export interface RunFlags {
   runtime?: string;
@@ -27,6 +28,8 @@ export interface RunFlags {
   retries?: string;
   ttl?: string;
   name?: string;
+  /** `--function`: a function Run serving `spec.source.inline`'s handler (flags in FunctionFlags). */
+  function?: FunctionFlags;
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -34,6 +37,10 @@ const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 /** Checks flag combinations before any file is read or request sent. */
 export function checkRunFlags(f: RunFlags): void {
   if (!f.runtime) throw CliError.usage("--runtime is required", "list the Runtimes with `krt runtime list`");
+  if (f.function) {
+    checkFunctionFlags(f);
+    return;
+  }
   if (f.file !== undefined && f.entrypoint !== undefined)
     throw CliError.usage(
       "--file and --entrypoint exclude each other: --file sends a standalone inline script, --entrypoint names a script file in the runtime container",
@@ -58,10 +65,52 @@ export function checkRunFlags(f: RunFlags): void {
   for (const e of f.env) envOf(e);
 }
 
+/** Function mode: the source comes from --file, task-only flags are refused. */
+function checkFunctionFlags(f: RunFlags): void {
+  if (f.entrypoint !== undefined)
+    throw CliError.usage(
+      "--entrypoint is for tasks: a function's handler is defined in the --file source",
+      "e.g. krt run --function --runtime python --handler handler --file handler.py",
+    );
+  if (f.args.length > 0)
+    throw CliError.usage(
+      `--function takes no arguments after --, got: ${f.args.join(" ")}`,
+      "configure the function with --env K=V; callers send the input with `krt invoke`",
+    );
+  if (f.file === undefined)
+    throw CliError.usage(
+      "--function needs --file: the module (python) or script (bash) that defines the handler",
+      "e.g. krt run --function --runtime python --handler handler --file handler.py",
+    );
+  if (f.retries !== undefined) retriesOf(f.retries);
+  if (f.ttl !== undefined) ttlSecondsOf(f.ttl);
+  if (f.name !== undefined && !NAME.test(f.name))
+    throw CliError.usage(`--name "${f.name}" is not a valid name: lower-case letters, digits, '-' and '.'`);
+  if (f.timeout !== undefined && !isDuration(f.timeout))
+    throw CliError.usage(
+      `--timeout "${f.timeout}" is not a duration`,
+      "e.g. --timeout 1h (a function's whole lifetime)",
+    );
+  for (const e of f.env) envOf(e);
+  functionMode(f.function as FunctionFlags);
+}
+
+/** Function flags without --function are a mistake, not something to ignore. */
+export function checkNoFunctionFlags(f: FunctionFlags): void {
+  const given = functionFlagsGiven(f);
+  if (given.length > 0)
+    throw CliError.usage(
+      `${given.join(", ")} ${given.length > 1 ? "are" : "is"} for function Runs: add --function`,
+    );
+}
+
 export function buildRun(f: RunFlags, namespace: string, createdMicros: number): Run {
   checkRunFlags(f);
   const runtime = f.runtime as string;
-  const spec: RunSpec = { runtime, mode: { task: {} } };
+  const spec: RunSpec = {
+    runtime,
+    mode: f.function ? { function: functionMode(f.function) } : { task: {} },
+  };
   if (f.script !== undefined) {
     if (f.script.length === 0) throw CliError.usage(`--file ${f.file}: the script is empty`);
     if (f.script.length > Limits.inlineSourceLength)
@@ -69,7 +118,7 @@ export function buildRun(f: RunFlags, namespace: string, createdMicros: number):
         `--file ${f.file}: the script has ${f.script.length} characters, more than the ${Limits.inlineSourceLength} an inline source may hold`,
       );
     spec.source = { inline: f.script };
-  } else {
+  } else if (!f.function) {
     if (f.entrypoint !== undefined) spec.mode = { task: { entrypoint: f.entrypoint } };
     if (f.args.length > 0) spec.mode = { task: { ...spec.mode.task, args: f.args } };
   }

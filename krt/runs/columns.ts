@@ -13,6 +13,8 @@ export function runColumns(nowMs: number, allNamespaces: boolean): Column<Run>[]
     { header: "ATTEMPT", value: (r) => (r.status?.attempt ? String(r.status.attempt) : "") },
     { header: "AGE", value: (r) => humanAge(r.metadata.creationTimestamp, nowMs) },
     { header: "POD", value: (r) => r.status?.assignment?.pod ?? "", wide: true },
+    // Function Runs: the pod and attempt serving invocations while Ready.
+    { header: "ENDPOINT", value: (r) => endpointText(r), wide: true },
     { header: "REASON", value: (r) => r.status?.reason ?? r.status?.waitingReason ?? "", wide: true },
     { header: "DURATION", value: (r) => runDuration(r), wide: true },
   ];
@@ -26,4 +28,10 @@ function runDuration(r: Run): string {
   return t?.createdMicros !== undefined && t.finishedMicros !== undefined
     ? humanMicros(t.finishedMicros - t.createdMicros)
     : "";
+}
+
+/** `pod#attempt` of a Ready function Run. */
+export function endpointText(r: Run): string {
+  const e = r.status?.endpoint;
+  return e ? `${e.pod}#${e.attempt}` : "";
 }

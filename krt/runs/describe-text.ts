@@ -2,7 +2,7 @@
  * `krt describe`: the spec, the status, a microsecond timing breakdown of the current attempt
  * (scheduled − created, started − scheduled, finished − started), conditions and events.
  */
-import { type Run, runModeOf } from "@kruntimes/api";
+import { FunctionLimits, type Run, runModeOf } from "@kruntimes/api";
 import { humanAge, humanMicros } from "../output/age.ts";
 import { renderTable } from "../output/table.ts";
 
@@ -46,6 +46,20 @@ export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: numbe
     2,
   );
   line("Termination", spec.termination?.mode, 2);
+  const fn = spec.mode.function;
+  if (fn) {
+    out.push("  Function:");
+    line("Handler", fn.handler ?? "handler", 4);
+    line("Concurrency", fn.concurrency ?? FunctionLimits.defaultConcurrency, 4);
+    line("Idle timeout", fn.idleTimeout ?? "never", 4);
+    line(
+      "Invocation timeout",
+      fn.invocationTimeout ?? `${FunctionLimits.defaultInvocationTimeoutMs / 1000}s (default)`,
+      4,
+    );
+    line("Max request", bytesText(fn.maxRequestBytes ?? FunctionLimits.defaultMaxRequestBytes), 4);
+    line("Max response", bytesText(fn.maxResponseBytes ?? FunctionLimits.defaultMaxResponseBytes), 4);
+  }
   out.push("Status:");
   line("Phase", s.phase ?? "Pending", 2);
   line("Reason", s.reason, 2);
@@ -55,6 +69,8 @@ export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: numbe
   if (s.assignment)
     line("Pod", `${s.assignment.pod} (uid ${s.assignment.podUID}, attempt ${s.assignment.attempt})`, 2);
   line("Node", s.assignment?.node, 2);
+  if (s.endpoint)
+    line("Endpoint", `${s.endpoint.pod} (uid ${s.endpoint.podUID}, attempt ${s.endpoint.attempt})`, 2);
   line("Exit code", s.exitCode, 2);
   line("Signal", s.signal, 2);
   if (s.outputs && Object.keys(s.outputs).length)
@@ -119,6 +135,7 @@ function timingLines(run: Run): string[] {
     ["created", created],
     ["scheduled", t.scheduledMicros],
     ["started", t.startedMicros],
+    ["ready", run.status?.endpoint?.readyMicros],
     ["finished", t.finishedMicros],
     ["reported", t.reportedMicros],
   ];
@@ -130,6 +147,7 @@ function timingLines(run: Run): string[] {
   };
   span("schedule (sch−cre)", created, t.scheduledMicros);
   span("start (sta−sch)", t.scheduledMicros, t.startedMicros);
+  span("ready (rdy−sch)", t.scheduledMicros, run.status?.endpoint?.readyMicros);
   span("execute (fin−sta)", t.startedMicros, t.finishedMicros);
   span("report (rep−fin)", t.finishedMicros, t.reportedMicros);
   span("total (fin−cre)", created, t.finishedMicros);
@@ -141,4 +159,11 @@ function indent(text: string): string {
     .split("\n")
     .map((l) => `  ${l}`)
     .join("\n");
+}
+
+/** 1048576 → `1Mi (1048576 bytes)`. */
+function bytesText(n: number): string {
+  if (n % 1024 ** 2 === 0) return `${n / 1024 ** 2}Mi`;
+  if (n % 1024 === 0) return `${n / 1024}Ki`;
+  return `${n} bytes`;
 }

@@ -5,6 +5,7 @@ import { ExitCode } from "../exit-codes.ts";
 export function exitCodeForRun(run: Run): number {
   const s = run.status;
   switch (s?.phase) {
+    case RunPhase.Ready:
     case RunPhase.Succeeded:
       return ExitCode.Ok;
     case RunPhase.Failed:
@@ -24,6 +25,8 @@ export function runSummary(run: Run): string {
   if (s.exitCode !== undefined) parts.push(`exit code ${s.exitCode}`);
   if (s.signal) parts.push(`signal ${s.signal}`);
   if (s.reason) parts.push(`reason ${s.reason}`);
+  if (s.phase === RunPhase.Ready && s.endpoint)
+    parts.push(`serving on ${s.endpoint.pod} (attempt ${s.endpoint.attempt})`);
   let line = parts.join(", ");
   if (s.message) line += `: ${s.message}`;
   return line;

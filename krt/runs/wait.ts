@@ -14,6 +14,8 @@ export interface WaitOptions {
   onPhase?(run: Run): void;
   /** Called with every version of the Run seen (the GETs and each watch event). */
   onUpdate?(run: Run): void;
+  /** Also stop at this state (e.g. a function Run that became Ready); terminal phases always stop. */
+  until?(run: Run): boolean;
 }
 
 export async function waitForRun(
@@ -39,7 +41,7 @@ export async function waitForRun(
       lastPhase = phase;
       opts.onPhase?.(run);
     }
-    return isTerminalPhase(phase);
+    return isTerminalPhase(phase) || (opts.until?.(run) ?? false);
   };
   try {
     for (;;) {
@@ -66,7 +68,7 @@ export async function waitForRun(
     if (timedOut)
       throw new CliError(
         ExitCode.WaitTimeout,
-        `run "${name}" did not finish within ${opts.timeoutMs}ms (phase ${lastPhase ?? "Pending"})`,
+        `run "${name}" did not ${opts.until ? "get there" : "finish"} within ${opts.timeoutMs}ms (phase ${lastPhase ?? "Pending"})`,
         `it keeps running; wait again with \`krt wait ${name}\` or stop it with \`krt cancel ${name}\``,
       );
     throw e;
