@@ -18,11 +18,17 @@ import { type Run, RunResource, type Runtime } from "@kruntimes/api";
 import { path, R } from "@kruntimes/kube";
 import { startController } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, getRuntime, installCrds } from "../../controller/testing/cluster/objects.ts";
-import { dataplaneClient } from "../../runtimed/dataplane/dataplane-client.ts";
-import { runtimeServerClients } from "../../runtimed/runtime-server/client.ts";
+import {
+  encodeInvokeRequest,
+  encodeServerInvokeRequest,
+  fromBinary,
+  InvokeResponseSchema,
+  wrapResult,
+} from "../../runtimed/dataplane/dataplane-client.ts";
 import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 import { closedLoop, type LoadResult } from "./load.ts";
+import { rawUnary } from "./raw-client.ts";
 import { renderReport } from "./report.ts";
 
 const { values: args } = parseArgs({
@@ -86,7 +92,7 @@ const ctl = startController({
   namespace: ns.name,
   kubeconfig: cluster.kubeconfig,
   runtimed: "real",
-  flags: [`--dataplane-subjects=system:serviceaccount:${ns.name}:bench`, "--log-level=warn"],
+  flags: [`--dataplane-subjects=system:serviceaccount:${ns.name}:bench`],
 });
 const echo = Bun.spawn(["bun", join(import.meta.dir, "echo-server.ts")], { stdout: "pipe" });
 try {
@@ -155,30 +161,51 @@ try {
       podUid: e?.podUID ?? "",
       attempt: e?.attempt ?? 1,
     };
-    const dp = dataplaneClient({ baseUrl: `http://${t.ip}:8444`, token });
-    const server = runtimeServerClients(t.socket).functions;
+    const dp = {
+      url: `http://${t.ip}:8444/kruntimes.dataplane.v1.FunctionDataplaneService/Invoke`,
+      headers: { authorization: `Bearer ${token}` },
+    };
+    const server = {
+      url: "http://runtime-server/kruntimes.runtime.v1.FunctionService/Invoke",
+      unix: t.socket,
+      headers: {},
+    };
+    // The answer is checked (decoded) on every call of every target, so each pays the same.
+    const check = (bytes: Uint8Array, wrapped: boolean) => {
+      const r = fromBinary(InvokeResponseSchema, wrapped ? bytes : wrapResult(bytes));
+      if (r.result?.handlerError) throw new Error(r.result.handlerError.message);
+      if (r.result?.body.length !== body.length) throw new Error("wrong answer");
+    };
     const calls: Record<string, (i: number) => Promise<void>> = {
-      "runtimed dataplane": async (i) => {
-        const r = await dp.invoke({ fence, invocationId: `b${i}`, body, contentType: "application/json" });
-        if (r.result?.handlerError) throw new Error(r.result.handlerError.message);
-      },
-      "Runtime Server (socket)": async (i) => {
-        const r = await server.invoke({
-          runUid: fence.runUid,
-          attempt: fence.attempt,
-          invocationId: `s${i}`,
-          body,
-          contentType: "application/json",
-        });
-        if (r.handlerError) throw new Error(r.handlerError.message);
-      },
+      "runtimed dataplane": async (i) =>
+        check(
+          await rawUnary(
+            dp,
+            encodeInvokeRequest({ fence, invocationId: `b${i}`, body, contentType: "application/json" }),
+          ),
+          true,
+        ),
+      "Runtime Server (socket)": async (i) =>
+        check(
+          await rawUnary(
+            server,
+            encodeServerInvokeRequest({
+              runUid: fence.runUid,
+              attempt: fence.attempt,
+              invocationId: `s${i}`,
+              body,
+              contentType: "application/json",
+            }),
+          ),
+          false,
+        ),
       "Bun HTTP echo": async () => {
         const r = await fetch(`http://127.0.0.1:${echoPort}/`, {
           method: "POST",
           body,
           headers: { "content-type": "application/json" },
         });
-        await r.arrayBuffer();
+        if ((await r.arrayBuffer()).byteLength !== body.length) throw new Error("wrong answer");
       },
     };
     for (const c of CONCURRENCY) {

@@ -63,3 +63,8 @@ export function encodeServerInvokeRequest(
 ): Uint8Array {
   return toBinary(ServerInvokeRequestSchema, create(ServerInvokeRequestSchema, init));
 }
+
+export { fromBinary } from "@bufbuild/protobuf";
+export { InvokeResponseSchema } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
+/** The dataplane answer around a Runtime Server answer (to decode both alike). */
+export { wrapResult } from "./fast-path.ts";
