@@ -1,13 +1,14 @@
 /**
  * The bash function worker: a warm `bash --norc -c FUNCTION_BOOTSTRAP` sources the script once,
  * checks that the handler function exists, then serves invocations, each in a fork of itself:
- * `( eval "$vars"; handler ) <in >out 2>err`. The server writes the body to `in`, sends the
- * invocation's variables (NUL-terminated, already quoted) on the shell's stdin, and reads the exit
+ * `( source vars; handler ) <in >out 2>err`. The server writes the body to `in` and the
+ * invocation's variables (quoted assignments) to `vars`, sends one newline on the shell's stdin
+ * (bash reads a pipe one byte at a time: the less it reads, the better), and reads the exit
  * status back as one line on the shell's stdout; the response is the `out` file, the handler's
  * stderr the `err` file, optional status/content type/headers the `meta` file
  * ($KRUNTIME_RESPONSE_META). Files live in the worker's private directory.
  */
-import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type {
   FunctionAdapter,
@@ -33,8 +34,8 @@ set --
 source -- "$__kr_source" >"$__kr_dir/load.out" 2>"$__kr_dir/load.err"
 if ! declare -F -- "$__kr_handler" >/dev/null; then printf 'M\\n' >&4; exit 0; fi
 printf 'R\\n' >&4
-while IFS= read -r -d '' __kr_cmd <&3; do
-  if ( exec 3<&- 4>&-; eval "$__kr_cmd"; "$__kr_handler" ) <"$__kr_dir/in" >"$__kr_dir/out" 2>"$__kr_dir/err"; then __kr_st=0; else __kr_st=$?; fi
+while IFS= read -r __kr_cmd <&3; do
+  if ( exec 3<&- 4>&-; source "$__kr_dir/vars"; "$__kr_handler" ) <"$__kr_dir/in" >"$__kr_dir/out" 2>"$__kr_dir/err"; then __kr_st=0; else __kr_st=$?; fi
   printf '%d\\n' "$__kr_st" >&4
 done`;
 
@@ -43,7 +44,7 @@ const MAX_LOG_BYTES = 1024 * 1024;
 /** Stderr tail of a failed handler, in its HandlerError. */
 const ERROR_TAIL = 8 * 1024;
 
-const encoder = new TextEncoder();
+const NEWLINE = new Uint8Array([0x0a]);
 const decoder = new TextDecoder();
 
 /** KRUNTIME_HEADER_<NAME>: upper-case, every character outside [A-Z0-9] becomes "_". */
@@ -51,7 +52,7 @@ export function headerVariable(name: string): string {
   return `KRUNTIME_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
 
-/** The NUL-terminated assignments the shell evals in the fork before calling the handler. */
+/** The assignments the fork sources before it calls the handler. */
 export function invocationVars(call: WorkerCall, metaPath: string): string {
   const clean = (s: string) => quote(s.replaceAll("\0", ""));
   const parts = [
@@ -61,7 +62,7 @@ export function invocationVars(call: WorkerCall, metaPath: string): string {
   ];
   for (const [name, value] of Object.entries(call.headers))
     parts.push(`${headerVariable(name)}=${clean(value)}`);
-  return `${parts.join(" ")}\0`;
+  return `${parts.join(" ")}\n`;
 }
 
 function readText(path: string, max = MAX_LOG_BYTES): string {
@@ -77,7 +78,7 @@ class BashWorker implements FunctionWorker {
   readonly loaded: Promise<LogChunk[]>;
   readonly exited: Promise<void>;
   private readonly proc: WorkerSubprocess;
-  private readonly paths: { in: string; out: string; err: string; meta: string };
+  private readonly paths: { in: string; vars: string; out: string; err: string; meta: string };
   private pending: { resolve(line: string): void; reject(error: Error): void } | undefined;
   private gone = false;
 
@@ -85,6 +86,7 @@ class BashWorker implements FunctionWorker {
     const { dir } = spec;
     this.paths = {
       in: join(dir, "in"),
+      vars: join(dir, "vars"),
       out: join(dir, "out"),
       err: join(dir, "err"),
       meta: join(dir, "meta"),
@@ -175,9 +177,10 @@ class BashWorker implements FunctionWorker {
   async invoke(call: WorkerCall): Promise<WorkerReply> {
     const { paths } = this;
     writeFileSync(paths.in, call.body);
+    writeFileSync(paths.vars, invocationVars(call, paths.meta));
     const done = this.nextLine();
     try {
-      this.proc.stdin.write(encoder.encode(invocationVars(call, paths.meta)));
+      this.proc.stdin.write(NEWLINE);
       this.proc.stdin.flush();
     } catch {
       // the shell is gone: its exit rejects the reply
@@ -186,11 +189,9 @@ class BashWorker implements FunctionWorker {
     const err = readText(paths.err);
     const logs: LogChunk[] = err === "" ? [] : [{ stream: "stderr", text: err }];
     let metaText: string | undefined;
-    try {
+    if (existsSync(paths.meta)) {
       metaText = readFileSync(paths.meta, "utf8");
       unlinkSync(paths.meta);
-    } catch {
-      // no meta file: defaults
     }
     if (exitCode !== 0) {
       const out = readText(paths.out);
