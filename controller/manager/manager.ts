@@ -15,6 +15,7 @@ import type { ControllerOptions } from "../options.ts";
 import { PendingStatusReconciler } from "../pending/pending-status-reconciler.ts";
 import { Controller } from "../reconcile/controller.ts";
 import { RecoveryReconciler } from "../recovery/recovery-reconciler.ts";
+import { sweepOrphanBindings } from "../runtime/orphan-bindings.ts";
 import { RuntimeReconciler } from "../runtime/runtime-reconciler.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { SchedulerLoop } from "../scheduler/scheduler-loop.ts";
@@ -189,6 +190,7 @@ export class Manager {
     this.leading = true;
     this.loop.start();
     for (const c of Object.values(this.controllers)) c.start();
+    void sweepOrphanBindings(this.client, this.informers.runtimes, this.o.namespace, this.log);
     this.log.info({ identity: this.o.identity }, "scheduling and reconciling");
   }
 
