@@ -113,7 +113,13 @@ export function toFunctionSpec(req: RegisterRequest, options: ServerOptions): Fu
     cwd,
     defaultCwd,
     env,
-    stateDir: join(options.stateDir, "functions", `${req.runUid}.${req.attempt}`),
+    // Unique per registration: a re-registration of the same attempt never shares the files of
+    // the one before it (whose directory is removed once its workers are gone).
+    stateDir: join(
+      options.stateDir,
+      "functions",
+      `${req.runUid}.${req.attempt}.${crypto.randomUUID().slice(0, 8)}`,
+    ),
     loadError: envProblem(req.env),
   };
 }
