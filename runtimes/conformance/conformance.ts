@@ -17,6 +17,7 @@ import { inputSuite } from "./suite/inputs.ts";
 import { processControlSuite } from "./suite/process-control.ts";
 import { reportingSuite } from "./suite/reporting.ts";
 import { serverLifeSuite } from "./suite/server-life.ts";
+import { sessionsSuite } from "./suite/sessions.ts";
 
 /** The container environment of the shared server (checked by the env precedence tests). */
 export const CONTAINER_ENV = { CONF_A: "container", CONF_B: "container" };
@@ -60,6 +61,7 @@ export function runConformance(target: ServerTarget, scripts: LanguageScripts): 
     reportingSuite(ctx);
     executionsSuite(ctx);
     serverLifeSuite(ctx);
+    sessionsSuite(ctx);
     functionSuite(ctx);
   });
 }

@@ -10,6 +10,10 @@ import { create } from "@bufbuild/protobuf";
 import { FunctionService, type InvokeRequest } from "../../api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { InfoResponseSchema, Mode, RuntimeService } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
+import { SessionService } from "../../api/gen/kruntimes/runtime/v1/session_pb.ts";
+import { createSessionMetrics } from "./sessions/session-metrics.ts";
+import { SessionRegistry } from "./sessions/session-registry.ts";
+import { sessionService } from "./services/session-service.ts";
 import { connectFetchHandler } from "./connect-handler.ts";
 import { ExecutionRegistry } from "./executions/registry.ts";
 import { FunctionRegistry } from "./functions/function-registry.ts";
@@ -40,6 +44,7 @@ export class RuntimeServer {
   private drained: Promise<void> | undefined;
   private readonly streams = { open: 0 };
   private readonly registry: ExecutionRegistry;
+  private readonly sessions: SessionRegistry;
   private readonly functions: FunctionRegistry;
   private readonly pool: WarmPool | undefined;
   private readonly metrics: ServerMetrics;
@@ -72,6 +77,7 @@ export class RuntimeServer {
       logger: logger.child({ part: "functions" }),
       invoked: (result, durationMs) => this.metrics.invoked(result, durationMs),
     });
+    this.sessions = new SessionRegistry({ options, logger: logger.child({ part: "sessions" }) });
     this.registry = new ExecutionRegistry(
       options,
       {
@@ -124,7 +130,7 @@ export class RuntimeServer {
       language: options.language,
       interpreter: options.interpreter,
       interpreterVersion: this.interpreterVersion,
-      modes: [Mode.TASK, Mode.FUNCTION],
+      modes: [Mode.TASK, Mode.FUNCTION, Mode.SESSION],
       taskInputs: [...adapter.inputs],
       limits: { ...options.limits },
       maxConcurrent: options.maxConcurrent,
@@ -158,6 +164,15 @@ export class RuntimeServer {
       router.service(
         FunctionService,
         functionService({ registry: this.functions, draining: () => this.draining, streams: this.streams }),
+      );
+      router.service(
+        SessionService,
+        sessionService({
+          registry: this.sessions,
+          draining: () => this.draining,
+          metrics: createSessionMetrics(this.metrics.registry, () => this.sessions.openCount),
+          streams: this.streams,
+        }),
       );
     });
     const metrics = async (): Promise<Response> =>
@@ -241,6 +256,7 @@ export class RuntimeServer {
     this.draining = true;
     this.pool?.close();
     this.registry.close();
+    await this.sessions.closeAll();
     this.functions.close();
     await this.server?.stop(true);
     await this.metricsServer?.stop(true);
