@@ -255,6 +255,9 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
         "--scheduled-start-timeout=30s",
         `--dataplane-port=${DATAPLANE_PORT}`,
         `--dataplane-subjects=system:serviceaccount:${ns.name}:${CALLER}`,
+        "--dataplane-network-policy",
+        `--gateway-namespace=${ns.name}`,
+        "--gateway-pod-labels=app.kubernetes.io/name=kruntimes-gateway,app.kubernetes.io/instance=e2e",
       ],
     });
     await ctl.waitFor("scheduling and reconciling");
@@ -291,6 +294,44 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
     await ctl?.exited;
     await ns?.remove();
   }, 120_000);
+
+  test("each Runtime gets its auth-delegator binding and a NetworkPolicy the apiserver accepts", async () => {
+    const crb = await client.get<{
+      roleRef: { name: string };
+      subjects: { name: string; namespace: string }[];
+    }>(
+      path(
+        { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings" },
+        undefined,
+        `kruntimes-runtimed-${ns.name}-python`,
+      ),
+    );
+    expect(crb.roleRef.name).toBe("system:auth-delegator");
+    expect(crb.subjects).toEqual([
+      { kind: "ServiceAccount", name: "python-runtimed", namespace: ns.name },
+    ] as never);
+    const np = await client.get<{
+      metadata: { ownerReferences: { kind: string; name: string }[] };
+      spec: { ingress: { from?: unknown[]; ports: { port: number; endPort?: number }[] }[] };
+    }>(
+      path(
+        { group: "networking.k8s.io", version: "v1", plural: "networkpolicies" },
+        ns.name,
+        "python-dataplane",
+      ),
+    );
+    expect(np.metadata.ownerReferences[0]).toMatchObject({ kind: "Runtime", name: "python" });
+    expect(np.spec.ingress[0]?.ports).toEqual([{ protocol: "TCP", port: DATAPLANE_PORT }] as never);
+    expect(np.spec.ingress[0]?.from).toEqual([
+      {
+        podSelector: {
+          matchLabels: { "app.kubernetes.io/name": "kruntimes-gateway", "app.kubernetes.io/instance": "e2e" },
+        },
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns.name } },
+      },
+    ]);
+    expect(np.spec.ingress[1]?.from).toBeUndefined();
+  });
 
   test("registration → Ready with ONE status write; endpoint, conditions and the finalizer", async () => {
     const statuses: string[] = [];
@@ -685,5 +726,22 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
     expect(await codeOf((await route(r, wrongAudienceToken)).invoke("x"))).toBe("Unauthenticated");
     expect(await codeOf((await route(r, otherToken)).invoke("x"))).toBe("PermissionDenied");
     expect(await codeOf((await route(r)).invoke("x"))).toBe("ok");
+  });
+
+  test("deleting a Runtime deletes runtimed's cluster-scoped binding too", async () => {
+    const crbs = { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings" };
+    const name = `kruntimes-runtimed-${ns.name}-py1`;
+    await client.get(path(crbs, undefined, name));
+    await client.delete(
+      path({ group: "kruntimes.io", version: "v1alpha1", plural: "runtimes" }, ns.name, "py1"),
+    );
+    await eventually("the binding deleted", async () => {
+      try {
+        await client.get(path(crbs, undefined, name));
+        return false;
+      } catch {
+        return true;
+      }
+    });
   });
 });
