@@ -226,7 +226,13 @@ export class Session {
       ...[...this.processes.values()].filter((p) => p.running).map((p) => p.pid),
     ].filter((pid) => pid > 0);
     const survivors = await killGroups(groups, this.limits.killWaitMs);
-    await Promise.all([...this.operations.values()].map((op) => op.done));
+    // The groups are gone: the exits are being reaped now; report them before Close returns.
+    await Promise.race([
+      Promise.all([...this.operations.values()].map((op) => op.done)).then(() =>
+        Promise.all([...this.processes.values()].map((p) => p.exited)),
+      ),
+      Bun.sleep(this.limits.killWaitMs),
+    ]);
     this.uploads.abandonIdle();
     this.state = SessionState.CLOSED;
     this.closedMicros = nowMicros();
