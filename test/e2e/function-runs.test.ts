@@ -481,9 +481,46 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
     const done = await until(idle.metadata.name as string, "ended", (x) => isTerminalPhase(x.status?.phase));
     expect(done.status).toMatchObject({ phase: "Succeeded", reason: "IdleTimeout" });
     expect(done.status?.endpoint).toBeUndefined();
-    expect(done.metadata.finalizers ?? []).not.toContain(FUNCTION_FINALIZER);
+    // The finalizer goes right after the terminal write (a second, metadata write).
+    await until(
+      done.metadata.name as string,
+      "finalizer removed",
+      (x) => !x.metadata.finalizers?.includes(FUNCTION_FINALIZER),
+    );
     await ready(queued.metadata.name as string);
     await client.delete(path(RunResource, ns.name, queued.metadata.name));
+  });
+
+  test("a source that does not load: retried per retryPolicy, then Failed/RegistrationFailed with the error", async () => {
+    const r = await create("python", {
+      source: { inline: "def handler(request):\n    return (\n" },
+      retryPolicy: { maxAttempts: 2, retryOn: ["RegistrationFailed"], backoff: { initial: "100ms" } },
+    });
+    const done = await until(r.metadata.name as string, "ended", (x) => isTerminalPhase(x.status?.phase));
+    expect(done.status).toMatchObject({ phase: "Failed", reason: "RegistrationFailed", attempt: 2 });
+    expect(done.status?.message).toContain("SyntaxError");
+    expect(done.status?.endpoint).toBeUndefined();
+    // The finalizer goes right after the terminal write (a second, metadata write).
+    await until(
+      done.metadata.name as string,
+      "finalizer removed",
+      (x) => !x.metadata.finalizers?.includes(FUNCTION_FINALIZER),
+    );
+  });
+
+  test("spec.timeout bounds the whole lifetime: Timeout, even while invocations keep coming", async () => {
+    const r = await ready(
+      (await create("bash", { source: { inline: BASH_ECHO }, timeout: "3s" })).metadata.name as string,
+    );
+    const rt = await route(r);
+    while (!isTerminalPhase((await get(r.metadata.name as string)).status?.phase)) {
+      await rt.invoke("keep-alive").catch(() => {});
+      await Bun.sleep(200);
+    }
+    const done = await get(r.metadata.name as string);
+    expect(done.status).toMatchObject({ phase: "Timeout", reason: "Timeout" });
+    const t = done.status?.timing ?? {};
+    expect((t.finishedMicros as number) - (t.startedMicros as number)).toBeGreaterThanOrEqual(3_000_000);
   });
 
   test("cancel during an invocation: the invocation fails, the Run ends Cancelled", async () => {
