@@ -42,10 +42,7 @@ export class DirListings {
     names.sort(Buffer.compare);
     this.reads++;
     this.kept.delete(key);
-    if (
-      before.mtimeNs < readAtNs - SAFE_AGE_MS * 1_000_000n &&
-      before.ctimeNs < readAtNs - SAFE_AGE_MS * 1_000_000n
-    ) {
+    if (before.mtimeNs < readAtNs - SAFE_AGE_MS * 1_000_000n) {
       this.kept.set(key, {
         ino: before.ino,
         dev: before.dev,

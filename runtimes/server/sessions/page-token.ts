@@ -31,8 +31,8 @@ export class PageTokens {
   decode(token: string, session: string, dir: string): Buffer {
     const dot = token.indexOf(".");
     const body = token.slice(0, dot);
-    const signature = Buffer.from(token.slice(dot + 1), "base64url");
-    const expected = Buffer.from(this.sign(body), "base64url");
+    const signature = Buffer.from(token.slice(dot + 1));
+    const expected = Buffer.from(this.sign(body));
     if (dot === -1 || signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
       throw invalid("it is not a page token of this server (malformed, altered, or issued before a restart)");
     }
