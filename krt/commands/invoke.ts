@@ -162,7 +162,8 @@ export class InvokeCommand extends KrtCommand {
     }
     if (this.include) {
       const lines = [`status: ${res.status}`, `content-type: ${res.contentType}`];
-      for (const [k, v] of Object.entries(res.headers)) lines.push(`${k}: ${v}`);
+      for (const [k, v] of Object.entries(res.headers).sort(([a], [b]) => a.localeCompare(b)))
+        lines.push(`${k}: ${v}`);
       lines.push(
         `x-kruntimes-invocation-id: ${res.invocationId}`,
         `x-kruntimes-duration-micros: ${res.durationMicros}`,
