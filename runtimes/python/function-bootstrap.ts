@@ -60,7 +60,7 @@ def _kruntime_worker():
     exec(KRUNTIME_MODULE, kr.__dict__)
     sys.modules["kruntime"] = kr
     Request, Response = kr.Request, kr.Response
-    pack, unpack, dumps, loads = struct.pack, struct.unpack, json.dumps, json.loads
+    pack, loads = struct.pack, json.loads
     LIMIT = 1 << 20
 
     class Capture(io.TextIOBase):
@@ -90,25 +90,35 @@ def _kruntime_worker():
     real_out, real_err = sys.stdout, sys.stderr
     out, err = Capture(real_out), Capture(real_err)
 
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    unpack_from = struct.unpack_from
+
     def send(header, body=b""):
-        h = dumps(header, separators=(",", ":")).encode()
+        h = encode(header).encode()
         view = memoryview(pack(">II", len(h), len(body)) + h + body)
         while view:
             view = view[os.write(wfd, view):]
 
-    def read_exact(n):
-        data = os.read(rfd, n)
-        if len(data) == n:
-            return data
-        parts = [data]
-        got = len(data)
-        while got < n:
-            if not data:
+    pending = bytearray()
+
+    def read_frame():
+        # One read usually brings a whole request frame; keep what follows for the next one.
+        while len(pending) < 8:
+            chunk = os.read(rfd, 262144)
+            if not chunk:
                 os._exit(0)
-            data = os.read(rfd, n - got)
-            parts.append(data)
-            got += len(data)
-        return b"".join(parts)
+            pending.extend(chunk)
+        hl, bl = unpack_from(">II", pending)
+        end = 8 + hl + bl
+        while len(pending) < end:
+            chunk = os.read(rfd, max(262144, end - len(pending)))
+            if not chunk:
+                os._exit(0)
+            pending.extend(chunk)
+        header = loads(bytes(pending[8:8 + hl]))
+        body = bytes(pending[8 + hl:end])
+        del pending[:end]
+        return header, body
 
     def logs(header):
         o, e = out.take(), err.take()
@@ -151,9 +161,7 @@ def _kruntime_worker():
     send(logs({"k": "ready"}))
 
     while True:
-        hl, bl = unpack(">II", read_exact(8))
-        h = loads(read_exact(hl))
-        body = read_exact(bl) if bl else b""
+        h, body = read_frame()
         request = Request(body, h["h"], h["c"], h["i"])
         sys.stdout, sys.stderr = out, err
         try:
@@ -170,7 +178,7 @@ def _kruntime_worker():
                 data = result.encode("utf-8")
                 ctype = ctype or "text/plain; charset=utf-8"
             else:
-                data = dumps(result, separators=(",", ":")).encode("utf-8")
+                data = encode(result).encode("utf-8")
                 ctype = ctype or "application/json"
             reply = {"k": "ok", "s": int(status), "c": str(ctype)}
             if headers:

@@ -1,6 +1,6 @@
 /**
  * The shipped artifact: runtimes/build.sh compiles the server into one binary, which must serve
- * Health and run a task for both languages. Also a stream that stays silent for longer than
+ * Health, run a task and serve a function for both languages. Also a stream that stays silent for longer than
  * Bun's default idle timeout (10 s) must survive: runtimed waits on long quiet Runs.
  */
 
@@ -64,6 +64,17 @@ describe("compiled Runtime Server binary", () => {
           const { log, exited } = await executeToEnd(server, inline(scripts.hello));
           expect(exited.exitCode).toBe(0);
           expect(log.text()).toBe("out\n");
+          // A function: workers load and serve from the compiled binary too (binary Connect: the fast path).
+          const functions = server.binaryClients.functions;
+          const fn = { runUid: "compiled-fn", attempt: 1 };
+          const { registration } = await functions.register({
+            ...fn,
+            source: scripts.functions.source,
+            handler: "h_state",
+          });
+          expect(registration?.error).toBe("");
+          const answer = await functions.invoke({ ...fn, invocationId: "c-1" });
+          expect(new TextDecoder().decode(answer.body)).toBe(scripts.functions.stateResponses[0]!);
         } finally {
           expect(await server.stop()).toBe(0);
         }
