@@ -49,6 +49,12 @@ export const EndpointSchema = Obj(
       minimum: 1,
       maximum: Limits.maxAttempts,
     }),
+    address: Type.Optional(
+      Str(64, {
+        description:
+          "`host:port` of runtimed's dataplane on that pod, as runtimed knows it. The gateway prefers the pod's EndpointSlice entry and uses this when the slice has none (e.g. loopback pod IPs, which EndpointSlices cannot hold).",
+      }),
+    ),
     readyMicros: Type.Optional(Micros("When the Run became Ready on this pod.")),
   },
   {
