@@ -285,6 +285,61 @@ describe("routing", () => {
     expect(await res.text()).toBe("b");
   });
 
+  test("a pod no EndpointSlice lists is called at status.endpoint.address; a dead one is 503 + Retry-After", async () => {
+    const serves3 = new Map<string, number>([["uid-loopback", 1]]);
+    const pod3 = startFakeDataplane({ podUID: "pod-3", serves: serves3 });
+    try {
+      for (const name of ["loopback", "dead", "leaving"]) kube.grant("alice", NS, name);
+      const base = { namespace: NS, pod: "pod-c", podUID: "pod-3", attempt: 1 };
+      kube.putRun(
+        readyFunctionRun({
+          ...base,
+          name: "loopback",
+          uid: "uid-loopback",
+          address: `127.0.0.1:${pod3.port}`,
+        }),
+      );
+      const res = await plain("loopback", "via status");
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe("via status");
+      // Nothing listens there: refused, re-resolved once (same pod, same attempt), then 503.
+      const dead = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+      const deadPort = dead.port;
+      dead.stop(true);
+      kube.putRun(
+        readyFunctionRun({
+          ...base,
+          name: "dead",
+          uid: "uid-dead",
+          podUID: "pod-4",
+          address: `127.0.0.1:${deadPort}`,
+        }),
+      );
+      const refused = await plain("dead", "x");
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect(((await refused.json()) as { reason: string }).reason).toBe("REASON_UNREACHABLE");
+      // The slice says the pod is terminating: not called, whatever the status says.
+      kube.putSlice({
+        ...dataplaneSlice(NS, "python3", [{ uid: "pod-3", ip: "127.0.0.1", port: pod3.port }]),
+      });
+      kube.putRun(
+        readyFunctionRun({ ...base, name: "leaving", uid: "uid-leaving", address: `127.0.0.1:${pod3.port}` }),
+      );
+      serves3.set("uid-leaving", 1);
+      expect((await plain("leaving", "x")).status).toBe(200);
+      const terminating = dataplaneSlice(NS, "python3", [{ uid: "pod-3", ip: "127.0.0.1", port: pod3.port }]);
+      for (const ep of terminating.endpoints ?? []) ep.conditions = { ready: false, terminating: true };
+      kube.putSlice(terminating);
+      await Bun.sleep(50);
+      const leaving = await plain("leaving", "x");
+      expect(leaving.status).toBe(503);
+      expect(((await leaving.json()) as { message: string }).message).toContain("terminating");
+    } finally {
+      pod3.stop();
+    }
+  });
+
   test("/openapi.json, /v1/protoset, /readyz and /metrics", async () => {
     const doc = (await (await fetch(`${http()}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toContain("/v1/namespaces/{namespace}/runs/{name}/invoke");

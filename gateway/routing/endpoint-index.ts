@@ -23,6 +23,8 @@ export interface PodAddress {
   address: string;
   pod: string;
   ready: boolean;
+  /** The pod is being deleted (the slice's `terminating` condition): it takes no new calls. */
+  terminating: boolean;
 }
 
 const sliceKey = (s: EndpointSlice) => `${s.metadata.namespace}/${s.metadata.name}`;
@@ -54,6 +56,7 @@ export class EndpointIndex {
         address: `${host}:${port}`,
         pod: ep.targetRef?.name ?? "",
         ready: ep.conditions?.ready !== false,
+        terminating: ep.conditions?.terminating === true,
       });
       pods.push(uid);
       const ws = this.waiters.get(uid);

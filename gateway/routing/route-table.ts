@@ -17,7 +17,10 @@ const ENDPOINT_SLICES = { group: "discovery.k8s.io", version: "v1", plural: "end
 export interface RouteTableOptions {
   /** Only this namespace (default: all). */
   namespace?: string;
-  /** How long a call waits for a pod's EndpointSlice entry to appear before 503. */
+  /**
+   * How long a call waits for a pod's EndpointSlice entry to appear before 503, when the Run's
+   * status has no `endpoint.address` either.
+   */
   endpointWaitMs?: number;
   onError?(what: string, err: unknown): void;
 }
@@ -134,7 +137,12 @@ export class RouteTable {
       case "noEndpoint":
         throw new GatewayError(
           ErrorReason.Unreachable,
-          `run ${who} is served by pod ${r.pod}, which has no dataplane endpoint yet`,
+          `run ${who} is served by pod ${r.pod}, which has no dataplane endpoint yet (no EndpointSlice entry, no status.endpoint.address)`,
+        );
+      case "terminating":
+        throw new GatewayError(
+          ErrorReason.Unreachable,
+          `run ${who} is served by pod ${r.pod} (attempt ${r.attempt}), which is terminating; call again once the Run is re-placed on another pod`,
         );
       case "notReady": {
         const what =

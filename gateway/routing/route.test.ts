@@ -8,6 +8,8 @@ function fnRun(
     phase?: string;
     mode?: "function" | "session" | "task";
     endpoint?: boolean;
+    /** status.endpoint.address, as runtimed writes it. */
+    address?: string;
     maxRequestBytes?: number;
   } = {},
 ): Run {
@@ -27,14 +29,23 @@ function fnRun(
     },
     status: {
       phase: over.phase ?? "Ready",
-      ...(over.endpoint === false ? {} : { endpoint: { pod: "python-abc", podUID: "pod-uid", attempt: 2 } }),
+      ...(over.endpoint === false
+        ? {}
+        : {
+            endpoint: {
+              pod: "python-abc",
+              podUID: "pod-uid",
+              attempt: 2,
+              ...(over.address ? { address: over.address } : {}),
+            },
+          }),
     },
   } as unknown as Run;
 }
 
 function slice(
   name: string,
-  eps: [uid: string, ip: string, ready?: boolean][],
+  eps: [uid: string, ip: string, ready?: boolean, terminating?: boolean][],
   port: number | null = 8444,
 ): EndpointSlice {
   return {
@@ -47,9 +58,9 @@ function slice(
             { name: "runtimed", port: 8081 },
             { name: "dataplane", port },
           ],
-    endpoints: eps.map(([uid, ip, ready]) => ({
+    endpoints: eps.map(([uid, ip, ready, terminating]) => ({
       addresses: [ip],
-      conditions: { ready: ready ?? true },
+      conditions: { ready: ready ?? true, terminating: terminating ?? false },
       targetRef: { kind: "Pod", uid, name: `pod-${uid}` },
     })),
   };
@@ -64,7 +75,12 @@ describe("EndpointIndex", () => {
         ["other", "10.0.0.6", false],
       ]),
     );
-    expect(idx.get("pod-uid")).toEqual({ address: "10.0.0.5:8444", pod: "pod-pod-uid", ready: true });
+    expect(idx.get("pod-uid")).toEqual({
+      address: "10.0.0.5:8444",
+      pod: "pod-pod-uid",
+      ready: true,
+      terminating: false,
+    });
     expect(idx.get("other")?.ready).toBe(false);
   });
 
@@ -121,6 +137,7 @@ describe("resolveRun", () => {
         podUID: "pod-uid",
         attempt: 2,
         address: "10.0.0.5:8444",
+        via: "slice",
         maxRequestBytes: 2048,
       },
     });
@@ -151,6 +168,37 @@ describe("resolveRun", () => {
       attempt: 2,
       runUID: "run-uid",
     });
+  });
+
+  test("the slice's entry wins over status.endpoint.address", () => {
+    const r = resolveRun(fnRun({ address: "127.0.0.9:8444" }), "function", addr);
+    expect(r.kind === "route" && [r.route.address, r.route.via]).toEqual(["10.0.0.5:8444", "slice"]);
+  });
+
+  test("no slice entry for the pod: status.endpoint.address (loopback pod IPs)", () => {
+    const r = resolveRun(fnRun({ address: "127.0.0.9:8444" }), "function", () => undefined);
+    expect(r.kind === "route" && [r.route.address, r.route.via]).toEqual(["127.0.0.9:8444", "status"]);
+    expect(r.kind === "route" && [r.route.podUID, r.route.attempt]).toEqual(["pod-uid", 2]);
+  });
+
+  test("a pod the slice calls terminating is not called, whatever the status says", () => {
+    const t = new EndpointIndex();
+    t.upsert(slice("s", [["pod-uid", "10.0.0.5", false, true]]));
+    const r = resolveRun(fnRun({ address: "127.0.0.9:8444" }), "function", (uid) => t.get(uid));
+    expect(r).toEqual({
+      kind: "terminating",
+      pod: "python-abc",
+      podUID: "pod-uid",
+      attempt: 2,
+      runUID: "run-uid",
+    });
+  });
+
+  test("a not-ready (not terminating) slice entry is still the route: the Run's Ready status and the fence decide", () => {
+    const t = new EndpointIndex();
+    t.upsert(slice("s", [["pod-uid", "10.0.0.5", false]]));
+    const r = resolveRun(fnRun(), "function", (uid) => t.get(uid));
+    expect(r.kind === "route" && r.route.address).toBe("10.0.0.5:8444");
   });
 
   test("sameRoute compares the fence", () => {

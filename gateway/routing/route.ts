@@ -1,7 +1,11 @@
 /**
  * What a Run says about where it is served, as a pure function: a Ready function Run with a
  * `status.endpoint` and a known pod address is a Route (fenced by Run UID + pod UID + attempt);
- * anything else says why it cannot be called.
+ * anything else says why it cannot be called. The address comes from the pod's EndpointSlice
+ * entry when the slices hold one (it also says whether the pod is terminating); when they hold
+ * none for that pod (pod IPs EndpointSlices cannot carry, e.g. the local cluster's loopback
+ * addresses, or a slice not updated yet), from `status.endpoint.address`, which runtimed writes
+ * with the Ready status.
  */
 import { FunctionLimits, type Run, type RunMode, RunPhase, runModeOf } from "@kruntimes/api";
 import type { PodAddress } from "./endpoint-index.ts";
@@ -15,6 +19,8 @@ export interface Route {
   attempt: number;
   /** host:port of the pod's runtimed dataplane. */
   address: string;
+  /** Where the address came from: the pod's EndpointSlice entry or the Run's status.endpoint.address. */
+  via: "slice" | "status";
   /** The Run's own request limit (spec.mode.function.maxRequestBytes or its default). */
   maxRequestBytes: number;
 }
@@ -22,7 +28,8 @@ export interface Route {
 export type Resolution =
   | { kind: "route"; route: Route }
   | { kind: "notReady"; phase: string; mode: RunMode }
-  | { kind: "noEndpoint"; pod: string; podUID: string; attempt: number; runUID: string };
+  | { kind: "noEndpoint"; pod: string; podUID: string; attempt: number; runUID: string }
+  | { kind: "terminating"; pod: string; podUID: string; attempt: number; runUID: string };
 
 /** Where `run` is served for `want` (the mode the caller's service calls), given pod addresses. */
 export function resolveRun(
@@ -36,8 +43,11 @@ export function resolveRun(
   if (mode !== want || phase !== RunPhase.Ready || !ep?.podUID || !ep.attempt)
     return { kind: "notReady", phase, mode };
   const runUID = run.metadata.uid ?? "";
-  const addr = addressOf(ep.podUID);
-  if (!addr) return { kind: "noEndpoint", pod: ep.pod, podUID: ep.podUID, attempt: ep.attempt, runUID };
+  const where = { pod: ep.pod, podUID: ep.podUID, attempt: ep.attempt, runUID };
+  const entry = addressOf(ep.podUID);
+  if (entry?.terminating) return { kind: "terminating", ...where };
+  const address = entry?.address ?? ep.address;
+  if (!address) return { kind: "noEndpoint", ...where };
   return {
     kind: "route",
     route: {
@@ -47,7 +57,8 @@ export function resolveRun(
       pod: ep.pod,
       podUID: ep.podUID,
       attempt: ep.attempt,
-      address: addr.address,
+      address,
+      via: entry ? "slice" : "status",
       maxRequestBytes: run.spec.mode.function?.maxRequestBytes ?? FunctionLimits.defaultMaxRequestBytes,
     },
   };

@@ -150,6 +150,8 @@ export function readyFunctionRun(o: {
   attempt: number;
   phase?: string;
   maxRequestBytes?: number;
+  /** status.endpoint.address (runtimed writes it; the route when no EndpointSlice lists the pod). */
+  address?: string;
 }): Run {
   return {
     apiVersion: "kruntimes.io/v1alpha1",
@@ -162,7 +164,12 @@ export function readyFunctionRun(o: {
     },
     status: {
       phase: o.phase ?? "Ready",
-      endpoint: { pod: o.pod, podUID: o.podUID, attempt: o.attempt },
+      endpoint: {
+        pod: o.pod,
+        podUID: o.podUID,
+        attempt: o.attempt,
+        ...(o.address ? { address: o.address } : {}),
+      },
     },
   } as unknown as Run;
 }
