@@ -36,6 +36,7 @@ const { values: args } = parseArgs({
     "duration-ms": { type: "string", default: "3000" },
     "warmup-ms": { type: "string", default: "500" },
     workers: { type: "string", default: "4" },
+    rounds: { type: "string", default: "3" },
     concurrency: { type: "string", default: "1,8,64" },
     out: { type: "string", default: `function-invoke-${new Date().toISOString().slice(0, 10)}` },
   },
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
 const DURATION = Number(args["duration-ms"]);
 const WARMUP = Number(args["warmup-ms"]);
 const WORKERS = Number(args.workers);
+const ROUNDS = Number(args.rounds);
 const CONCURRENCY = (args.concurrency as string).split(",").map(Number);
 
 const cluster = testCluster();
@@ -150,7 +152,8 @@ try {
   }
 
   const body = new TextEncoder().encode(JSON.stringify({ hello: "world", n: 42 }));
-  const results: { lang: Lang; target: string; result: LoadResult }[] = [];
+  const results: { round: number; lang: Lang; target: string; result: LoadResult }[] = [];
+  const cells: { lang: Lang; calls: Record<string, (i: number) => Promise<void>> }[] = [];
   for (const lang of ["python", "bash"] as const) {
     const t = targets[lang];
     const e = t.run.status?.endpoint;
@@ -208,22 +211,27 @@ try {
         if ((await r.arrayBuffer()).byteLength !== body.length) throw new Error("wrong answer");
       },
     };
-    for (const c of CONCURRENCY) {
-      for (const [target, call] of Object.entries(calls)) {
-        const result = await closedLoop(call, c, DURATION, WARMUP);
-        results.push({ lang, target, result });
-        console.log(
-          `${lang.padEnd(6)} c=${String(c).padEnd(3)} ${target.padEnd(24)} p50 ${result.latency.p50.toFixed(3)} ms  p99 ${result.latency.p99.toFixed(3)} ms  ${Math.round(result.perSecond)}/s  failures ${result.failures}`,
-        );
-      }
-    }
+    cells.push({ lang, calls });
   }
+  // Rounds outermost, targets innermost: the three targets of a cell run back to back, and a
+  // burst of other work on the machine lands in one round, not in one target's every number.
+  for (let round = 1; round <= ROUNDS; round++)
+    for (const { lang, calls } of cells)
+      for (const c of CONCURRENCY)
+        for (const [target, call] of Object.entries(calls)) {
+          const result = await closedLoop(call, c, DURATION, WARMUP);
+          results.push({ round, lang, target, result });
+          console.log(
+            `round ${round} ${lang.padEnd(6)} c=${String(c).padEnd(3)} ${target.padEnd(24)} p50 ${result.latency.p50.toFixed(3)} ms  p99 ${result.latency.p99.toFixed(3)} ms  ${Math.round(result.perSecond)}/s  failures ${result.failures}`,
+          );
+        }
   const meta = {
     date: new Date().toISOString(),
     machine: machineInfo(),
     durationMs: DURATION,
     warmupMs: WARMUP,
     workers: WORKERS,
+    rounds: ROUNDS,
     body: `${body.length} bytes JSON`,
   };
   const out = join(import.meta.dir, "..", "results", args.out as string);
