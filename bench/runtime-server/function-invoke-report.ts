@@ -31,6 +31,8 @@ export function renderInvokeMarkdown(r: Report): string {
     "Server's Unix socket, beside two floors measured in the same run: a plain `Bun.serve` HTTP echo on",
     "a Unix socket in its own process, and a Connect unary Health call on the same server. Variants",
     "take turns in rounds. One registration per language and level, with concurrency = the level.",
+    '"python invoke" uses the generated Connect client (connect-web, binary); "raw binary POST" sends',
+    "the encoded InvokeRequest with plain `fetch`, as runtimed's dataplane fast path forwards it.",
     "Reproduce: `bun bench/runtime-server/function-invoke.ts --out bench/results`.",
     "",
     `Machine: ${Object.entries(r.machine)

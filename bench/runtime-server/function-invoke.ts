@@ -4,7 +4,8 @@
  * Bun.serve HTTP echo on a Unix socket (the transport's floor) and a Connect unary Health call on
  * the same server (the RPC layer's floor). Variants take turns in short rounds so machine noise
  * lands on all of them alike. The client is connect-web on Bun fetch with binary protobuf, as
- * runtimed calls the server.
+ * runtimed's generated client calls the server, and (python) a raw POST of the encoded request,
+ * as runtimed's dataplane fast path forwards it.
  *
  * bun bench/runtime-server/function-invoke.ts [--requests 3000] [--rounds 6] [--body-bytes 64] [--out bench/results]
  */
@@ -14,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sourceTarget } from "../../runtimes/conformance/conformance.ts";
 import { ServerProcess } from "../../runtimes/conformance/server-process.ts";
+import { rawInvoke } from "../../runtimes/testing/raw-invoke.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 import { summarize } from "../hotpath/stats.ts";
 import { type InvokeVariantResult, renderInvokeMarkdown } from "./function-invoke-report.ts";
@@ -120,6 +122,17 @@ async function main(): Promise<void> {
       if (res.handlerError !== undefined || res.body.length !== body.length)
         throw new Error("bad invoke answer");
     };
+    // What runtimed's fast path does: the Connect binary request POSTed as bytes, no RPC client.
+    const rawInvoker = (server: ServerProcess) => (level: number) => async () => {
+      const { status, response } = await rawInvoke(server.settings.socket, {
+        runUid: `bench-${level}`,
+        attempt: 1,
+        invocationId: `i${++seq}`,
+        body,
+        contentType: "application/octet-stream",
+      });
+      if (status !== 200 || response?.body.length !== body.length) throw new Error("bad raw invoke answer");
+    };
     const variants: Variant[] = [
       {
         name: "Bun.serve echo (floor)",
@@ -147,7 +160,21 @@ async function main(): Promise<void> {
         latencies: new Map(),
         wallMs: new Map(),
       },
+      {
+        name: "python invoke, raw binary POST",
+        kind: "function",
+        call: rawInvoker(python),
+        latencies: new Map(),
+        wallMs: new Map(),
+      },
       { name: "bash invoke", kind: "function", call: invoker(bash), latencies: new Map(), wallMs: new Map() },
+      {
+        name: "bash invoke, raw binary POST",
+        kind: "function",
+        call: rawInvoker(bash),
+        latencies: new Map(),
+        wallMs: new Map(),
+      },
     ];
     // Warm-up: every path once per level, a few hundred calls.
     for (const v of variants) for (const level of params.levels) await drive(v.call(level), level, 200, []);

@@ -1,12 +1,17 @@
 /**
  * The bash function worker: a warm `bash --norc -c FUNCTION_BOOTSTRAP` sources the script once,
- * checks that the handler function exists, then serves invocations, each in a fork of itself:
- * `( source vars; handler ) <in >out 2>err`. The server writes the body to `in` and the
- * invocation's variables (quoted assignments) to `vars`, sends one newline on the shell's stdin
- * (bash reads a pipe one byte at a time: the less it reads, the better), and reads the exit
- * status back as one line on the shell's stdout; the response is the `out` file, the handler's
- * stderr the `err` file, optional status/content type/headers the `meta` file
- * ($KRUNTIME_RESPONSE_META). Files live in the worker's private directory.
+ * checks that the handler function exists, then serves invocations, each in a fork of itself.
+ * The fork for the next invocation is made ahead of time and waits for its go (a newline on fd
+ * 61, the shell's stdin; bash reads a pipe one byte at a time, so the less it reads the better),
+ * so neither the fork nor the exit and reaping of the process are on an invocation's path: the
+ * fork reports its status itself from an EXIT trap ("C<status>" on fd 62, the shell's stdout),
+ * and the warm shell reports every fork's status after `wait` ("P<status>"), which counts only
+ * when the fork died without reporting (a signal, or a handler that replaced the EXIT trap).
+ * The server writes the body to `in` and the invocation's variables (quoted assignments) to
+ * `vars`; the fork runs `source vars; handler <in >out 2>err`; the response is `out`, the
+ * handler's stderr `err`, optional status/content type/headers the `meta` file
+ * ($KRUNTIME_RESPONSE_META). Files live in the worker's private directory; fds 61/62 are high
+ * so that a script's own `exec 3>…` cannot touch them.
  */
 import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,15 +33,16 @@ import {
 import { quote } from "./quote.ts";
 import { parseMeta, responseContentType } from "./response-meta.ts";
 
-export const FUNCTION_BOOTSTRAP = `exec 3<&0 4>&1 0</dev/null 1>&2
+export const FUNCTION_BOOTSTRAP = `exec 61<&0 62>&1 0</dev/null 1>&2
 __kr_source=$1 __kr_handler=$2 __kr_dir=$3
 set --
 source -- "$__kr_source" >"$__kr_dir/load.out" 2>"$__kr_dir/load.err"
-if ! declare -F -- "$__kr_handler" >/dev/null; then printf 'M\\n' >&4; exit 0; fi
-printf 'R\\n' >&4
-while IFS= read -r __kr_cmd <&3; do
-  if ( exec 3<&- 4>&-; source "$__kr_dir/vars"; "$__kr_handler" ) <"$__kr_dir/in" >"$__kr_dir/out" 2>"$__kr_dir/err"; then __kr_st=0; else __kr_st=$?; fi
-  printf '%d\\n' "$__kr_st" >&4
+if ! declare -F -- "$__kr_handler" >/dev/null; then printf 'M\\n' >&62; exit 0; fi
+printf 'R\\n' >&62
+while :; do
+  { IFS= read -r __kr_cmd <&61 || kill -KILL $$; exec 61<&- <"$__kr_dir/in" >"$__kr_dir/out" 2>"$__kr_dir/err"; trap 'printf "C%d\\\\n" "$?" >&62' EXIT; source "$__kr_dir/vars"; "$__kr_handler"; } &
+  if wait "$!"; then __kr_st=0; else __kr_st=$?; fi
+  printf 'P%d\\n' "$__kr_st" >&62
 done`;
 
 /** Largest stderr kept for the logs of one invocation. */
@@ -81,6 +87,8 @@ class BashWorker implements FunctionWorker {
   private readonly paths: { in: string; vars: string; out: string; err: string; meta: string };
   private pending: { resolve(line: string): void; reject(error: Error): void } | undefined;
   private gone = false;
+  /** The running fork reported its status itself: skip the warm shell's report of it. */
+  private reported = false;
 
   constructor(private readonly spec: WorkerSpec) {
     const { dir } = spec;
@@ -156,9 +164,17 @@ class BashWorker implements FunctionWorker {
         while (at !== -1) {
           const line = buffered.slice(0, at);
           buffered = buffered.slice(at + 1);
-          const pending = this.pending;
-          this.pending = undefined;
-          pending?.resolve(line);
+          // A fork reports its own status on exit ("C"), before the process is gone and reaped;
+          // the warm shell reports every fork's status after wait ("P"), which only counts when
+          // the fork died without reporting (a signal).
+          if (line.startsWith("P") && this.reported) {
+            this.reported = false;
+          } else {
+            if (line.startsWith("C")) this.reported = true;
+            const pending = this.pending;
+            this.pending = undefined;
+            pending?.resolve(line);
+          }
           at = buffered.indexOf("\n");
         }
       }
@@ -185,7 +201,7 @@ class BashWorker implements FunctionWorker {
     } catch {
       // the shell is gone: its exit rejects the reply
     }
-    const exitCode = Number(await done);
+    const exitCode = Number((await done).slice(1));
     const err = readText(paths.err);
     const logs: LogChunk[] = err === "" ? [] : [{ stream: "stderr", text: err }];
     let metaText: string | undefined;
