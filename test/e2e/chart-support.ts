@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { RunResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
 import { binaryPath } from "../localcluster/binaries.ts";
@@ -93,14 +94,20 @@ export async function applyChartCrds(client: KubeClient): Promise<void> {
   }
 }
 
-/** Uninstalls a release if present and deletes its namespace, waiting until it is gone. */
+/**
+ * Uninstalls a release if present and deletes its namespace, waiting until it is gone. Runs go
+ * first, while the controller and runtimed still run: a function Run carries a finalizer only
+ * they remove, and a Run left behind would keep the namespace (a failed test leaves some).
+ */
 export async function removeRelease(
   kubeconfig: string,
   client: KubeClient,
   release: string,
   namespace: string,
 ): Promise<void> {
+  await deleteRuns(client, namespace);
   await helm(["uninstall", release, "-n", namespace, "--wait", "--ignore-not-found"], kubeconfig);
+  await deleteRuns(client, namespace, 0);
   await client.delete(path(R.namespaces, undefined, namespace)).catch(() => {});
   for (let i = 0; i < 600; i++) {
     try {
@@ -111,4 +118,27 @@ export async function removeRelease(
     }
   }
   throw new Error(`namespace ${namespace} still exists a minute after deletion`);
+}
+
+/**
+ * Deletes every Run of the namespace and waits up to `graceMs` for their finalizers to be
+ * removed by whoever owns them; what is left after that (no controller, no runtimed any more)
+ * has its finalizers stripped.
+ */
+async function deleteRuns(client: KubeClient, namespace: string, graceMs = 30_000): Promise<void> {
+  const runs = path(RunResource, namespace);
+  const list = () =>
+    client
+      .list<{ metadata: { name: string; finalizers?: string[] } }>(runs)
+      .then((l) => l.items)
+      .catch(() => []);
+  if ((await list()).length === 0) return;
+  await client.delete(runs).catch(() => {});
+  const until = Date.now() + graceMs;
+  while (Date.now() < until && (await list()).length > 0) await Bun.sleep(200);
+  for (const run of await list())
+    if (run.metadata.finalizers?.length)
+      await client
+        .patch(path(RunResource, namespace, run.metadata.name), { metadata: { finalizers: null } }, "merge")
+        .catch(() => {});
 }

@@ -1,7 +1,8 @@
 /**
  * The quickstart, executed: every ```sh block of docs/quickstart.md, in order, exactly as
  * written, in one bash session at the repository root against the test cluster — except the
- * blocks marked `quickstart-test: skip` (making a cluster). kubectl and helm are the binaries the
+ * blocks marked `quickstart-test: skip` (making a cluster). That includes the function section:
+ * `krt run --function`, RBAC for one Run's runs/invoke, and `krt invoke` through the chart's gateway. kubectl and helm are the binaries the
  * local cluster build made. This installs the chart cluster-wide (the quickstart's default) in
  * namespace `kruntimes` and uninstalls it again, as the page's last step does.
  */
@@ -81,6 +82,10 @@ suite("quickstart (docs/quickstart.md, run as written)", () => {
     expect(out).toMatch(/hello from bash-[a-z0-9]+-[a-z0-9]+/);
     expect(out).toMatch(/python 3\.\d+/);
     expect(out).toContain("Succeeded");
+    // The function: Ready, then two calls through the gateway, the module's state kept.
+    expect(out).toContain('{"greeting":"hello, krt","calls":1}');
+    expect(out).toContain("status: 200\n");
+    expect(out).toContain('{"greeting":"hello, again","calls":2}');
     expect(out).toContain('release "kruntimes" uninstalled');
   }, 480_000);
 });
