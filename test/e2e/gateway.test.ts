@@ -8,7 +8,15 @@
  * callable; a gateway restart loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Run, RunResource, type Runtime } from "@kruntimes/api";
@@ -406,7 +414,7 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
     expect((await plain("sh", "x", tokens.stranger)).status).toBe(403);
   });
 
-  test("404, 409, 413, 429, 504 and a handler error, provoked for real", async () => {
+  test("404, 409, 413, 429, 504 and a handler error, provoked for real (503: see below)", async () => {
     await grantInvoke("caller", "nothere");
     expect((await plain("nothere", "x")).status).toBe(404);
     await grantInvoke("caller", "task1");
@@ -431,6 +439,40 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
       Array.from({ length: 120 }, () => plain("py", "sleep:0.5").then((r) => r.status)),
     );
     expect(statuses).toContain(429);
+  });
+
+  /** SIGKILLs a container's process group (the node agent's registry); the agent restarts it. */
+  function killContainer(pod: string, container: string): void {
+    const procs = join(cluster?.local?.stateDir as string, "node", "processes");
+    type Rec = { pgid: number; pod: string; container: string };
+    const rec = readdirSync(procs)
+      .map((f) => JSON.parse(readFileSync(join(procs, f), "utf8")) as Rec)
+      .find((x) => x.pod === `${ns.name}/${pod}` && x.container === container);
+    if (!rec) throw new Error(`no ${container} process recorded for ${pod}`);
+    process.kill(-rec.pgid, "SIGKILL");
+  }
+
+  test("503 + Retry-After while the serving pod's runtimed is down (re-resolved: same pod), then 200 again", async () => {
+    const run = await client.get<Run>(path(RunResource, ns.name, "sh"));
+    const pod = run.status?.endpoint?.pod as string;
+    expect((await plain("sh", "up")).status).toBe(200);
+    // The node agent restarts runtimed at once; kill it again until a call lands while it is down.
+    let unavailable: Response | undefined;
+    for (let i = 0; i < 10 && !unavailable; i++) {
+      killContainer(pod, "runtimed");
+      const res = await plain("sh", "down");
+      if (res.status === 503) unavailable = res;
+      else expect(res.status).toBe(200);
+      if (!unavailable) await Bun.sleep(200);
+    }
+    expect(unavailable?.headers.get("retry-after")).toBe("1");
+    const body = (await unavailable?.json()) as { code: string; reason: string; message: string };
+    expect([body.code, body.reason]).toEqual(["unavailable", "REASON_UNREACHABLE"]);
+    expect(body.message).toContain(pod);
+    // runtimed comes back, re-adopts the Run (same pod, same attempt): callable again.
+    await eventually("sh callable again", async () => (await plain("sh", "back")).status === 200, 60_000);
+    const after = await client.get<Run>(path(RunResource, ns.name, "sh"));
+    expect(after.status?.endpoint?.attempt).toBe(run.status?.endpoint?.attempt);
   });
 
   test("a gateway restart loses nothing; a second gateway serves the same Runs", async () => {
