@@ -20,7 +20,9 @@ export interface KubeEvent {
 export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: number): string {
   const out: string[] = [];
   const line = (k: string, v: string | number | undefined, indent = 0) => {
-    if (v !== undefined && v !== "") out.push(`${" ".repeat(indent)}${`${k}:`.padEnd(22 - indent)}${v}`);
+    const label = `${k}:`;
+    const padded = label.length < 22 - indent ? label.padEnd(22 - indent) : `${label} `;
+    if (v !== undefined && v !== "") out.push(`${" ".repeat(indent)}${padded}${v}`);
   };
   const m = run.metadata;
   const spec = run.spec;
