@@ -44,7 +44,8 @@ class PythonWorker implements FunctionWorker {
     this.channel = new WorkerChannel(
       spec.socketPath,
       (chunk) => this.onData(chunk),
-      () => {},
+      // The worker hung up: it cannot answer any more; its exit fails what is pending.
+      () => this.kill(),
     );
     this.proc = spawnWorker(
       [
