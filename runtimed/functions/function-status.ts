@@ -12,6 +12,8 @@ export interface ReadyFacts {
   pod: string;
   podUID: string;
   attempt: number;
+  /** `host:port` of this pod's dataplane listener; absent when the dataplane is off. */
+  address?: string;
   /** When the Register call was made (µs since the epoch). */
   startedMicros: number;
   /** When the registration became READY (the server's clock, µs). */
@@ -44,7 +46,13 @@ export function readyStatus(run: Run, f: ReadyFacts, nowMs: number): RunStatus {
     phase: RunPhase.Ready,
     reason: Reason.Serving,
     message: `registered on pod ${f.pod}; serving invocations`,
-    endpoint: { pod: f.pod, podUID: f.podUID, attempt: f.attempt, readyMicros: f.readyMicros },
+    endpoint: {
+      pod: f.pod,
+      podUID: f.podUID,
+      attempt: f.attempt,
+      ...(f.address ? { address: f.address } : {}),
+      readyMicros: f.readyMicros,
+    },
     timing: { ...baseTiming(run), startedMicros: f.startedMicros },
     conditions,
   };

@@ -37,6 +37,11 @@ import type { StatusWriter } from "../status/status-writer.ts";
 import { addFinalizerPatch, patchFinalizers, removeFinalizerPatch } from "./finalizer.ts";
 import { type EndIntent, endVerdict, registrationFailed } from "./function-outcome.ts";
 import { functionTerminalStatus, readyStatus, withoutService } from "./function-status.ts";
+
+/** `host:port`, with IPv6 hosts bracketed. */
+const hostPort = (host: string, port: number) =>
+  host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+
 import type { FunctionTable } from "./function-table.ts";
 import { registerRequest } from "./register-request.ts";
 
@@ -491,6 +496,7 @@ export class FunctionSupervisor {
         pod: this.d.o.pod.name,
         podUID: this.d.o.pod.uid,
         attempt,
+        ...(this.d.o.dataplane.port ? { address: hostPort(this.d.o.pod.ip, this.d.o.dataplane.port) } : {}),
         startedMicros,
         readyMicros: Number(r.readyMicros) || nowMicros(),
       },

@@ -75,7 +75,7 @@ describe("readyStatus", () => {
   test("one write: phase Ready, endpoint, Registered and Ready True, timing kept", () => {
     const s = readyStatus(
       fn(),
-      { pod: "p", podUID: "pu", attempt: 2, startedMicros: 10, readyMicros: 20 },
+      { pod: "p", podUID: "pu", attempt: 2, address: "10.0.0.7:8444", startedMicros: 10, readyMicros: 20 },
       Date.parse("2026-12-03T10:00:00Z"),
     );
     expect(s).toMatchObject({
@@ -83,7 +83,7 @@ describe("readyStatus", () => {
       reason: "Serving",
       attempt: 2,
       assignment: { pod: "p", podUID: "pu", attempt: 2 },
-      endpoint: { pod: "p", podUID: "pu", attempt: 2, readyMicros: 20 },
+      endpoint: { pod: "p", podUID: "pu", attempt: 2, address: "10.0.0.7:8444", readyMicros: 20 },
       timing: { createdMicros: 1, scheduledMicros: 2, startedMicros: 10 },
     });
     expect(s.conditions?.map((c) => [c.type, c.status])).toEqual([
