@@ -52,7 +52,10 @@ function harness(run: Run, kind: FunctionStartKind = "new", server = new FakeFun
   const sup = new FunctionSupervisor(
     run,
     {
-      o: { pod: { name: "pod-a", uid: "pod-a-uid", namespace: "ns", ip: "", node: "" } } as RuntimedOptions,
+      o: {
+        pod: { name: "pod-a", uid: "pod-a-uid", namespace: "ns", ip: "127.0.0.9", node: "" },
+        dataplane: { port: 8444 },
+      } as RuntimedOptions,
       functions: server.client,
       client: kube.client,
       writer: new StatusWriter(kube.client, metrics, log, 5),
@@ -92,7 +95,7 @@ describe("FunctionSupervisor", () => {
     expect(ready.metadata.finalizers).toEqual([FUNCTION_FINALIZER]);
     expect(ready.status).toMatchObject({
       phase: "Ready",
-      endpoint: { pod: "pod-a", podUID: "pod-a-uid", attempt: 1 },
+      endpoint: { pod: "pod-a", podUID: "pod-a-uid", attempt: 1, address: "127.0.0.9:8444" },
       conditions: expect.arrayContaining([
         expect.objectContaining({ type: "Registered", status: "True" }),
         expect.objectContaining({ type: "Ready", status: "True" }),
@@ -199,7 +202,7 @@ describe("FunctionSupervisor", () => {
         phase: RunPhase.Ready,
         attempt: 1,
         assignment: { pod: "pod-a", podUID: "pod-a-uid", attempt: 1 },
-        endpoint: { pod: "pod-a", podUID: "pod-a-uid", attempt: 1 },
+        endpoint: { pod: "pod-a", podUID: "pod-a-uid", attempt: 1, address: "127.0.0.9:8444" },
       },
     });
     ready.metadata.finalizers = [FUNCTION_FINALIZER];
