@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { FUNCTION_FINALIZER, type Run, RunPhase } from "@kruntimes/api";
 import { FunctionEndReason, FunctionState } from "@kruntimes/api/gen/kruntimes/runtime/v1/function_pb.ts";
 import pino from "pino";
@@ -11,6 +11,9 @@ import { type FunctionStartKind, FunctionSupervisor } from "./function-superviso
 import { FunctionTable } from "./function-table.ts";
 
 const UID = "run-uid-1";
+
+// Waits are bounded generously (a loaded 2-core machine); nothing here asserts a speed.
+setDefaultTimeout(30_000);
 
 function aFunctionRun(o: { source?: string; spec?: Partial<Run["spec"]>; status?: Run["status"] } = {}): Run {
   return {
@@ -32,7 +35,7 @@ function aFunctionRun(o: { source?: string; spec?: Partial<Run["spec"]>; status?
   } as Run;
 }
 
-async function until<T>(what: string, f: () => T | undefined | false, ms = 5000): Promise<T> {
+async function until<T>(what: string, f: () => T | undefined | false, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = f();
