@@ -105,15 +105,14 @@ export async function locateGateway(client: KubeClient, o: LocateOptions): Promi
       `check it with \`kubectl -n ${o.namespace} get pods -l ${GATEWAY_LABEL}\``,
     );
   if (o.via !== "port-forward") {
-    for (const ep of shuffle(gw.endpoints)) {
-      if (await canDial(ep.address, ep.port, o.dialTimeoutMs))
-        return {
-          baseUrl: `${gw.scheme}://${hostPort(ep.address, ep.port)}`,
-          tls,
-          via: `direct ${ep.address}`,
-          close() {},
-        };
-    }
+    const ep = await firstDialable(shuffle(gw.endpoints), o.dialTimeoutMs);
+    if (ep)
+      return {
+        baseUrl: `${gw.scheme}://${hostPort(ep.address, ep.port)}`,
+        tls,
+        via: `direct ${ep.address}`,
+        close() {},
+      };
     if (o.via === "direct")
       throw new CliError(
         ExitCode.Unavailable,
@@ -266,6 +265,26 @@ async function readable<T>(read: () => Promise<T>, what: string): Promise<T> {
     if (isNotFound(e)) throw new CliError(ExitCode.NotFound, `cannot find the gateway: ${what}: not found`);
     throw e;
   }
+}
+
+/**
+ * The first endpoint a TCP connection opens to, all tried at once: outside the pod network a
+ * connection attempt may hang until the timeout, so trying one after another would add up.
+ */
+function firstDialable(
+  endpoints: GatewayEndpoint[],
+  timeoutMs: number,
+): Promise<GatewayEndpoint | undefined> {
+  if (endpoints.length === 0) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    let pending = endpoints.length;
+    for (const ep of endpoints)
+      void canDial(ep.address, ep.port, timeoutMs).then((ok) => {
+        pending--;
+        if (ok) resolve(ep);
+        else if (pending === 0) resolve(undefined);
+      });
+  });
 }
 
 async function canDial(hostname: string, port: number, timeoutMs: number): Promise<boolean> {
