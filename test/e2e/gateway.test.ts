@@ -8,15 +8,7 @@
  * callable; a gateway restart loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Run, RunResource, type Runtime } from "@kruntimes/api";
@@ -28,12 +20,11 @@ import {
 } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, getRuntime, installCrds } from "../../controller/testing/cluster/objects.ts";
 import {
-  Code,
-  ConnectError,
   createClient,
   createConnectTransport,
   createGrpcWebTransport,
 } from "../../gateway/testing/connect-clients.ts";
+import { type GatewayProc, startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
 import { makeTestPki, type TestPki } from "../../gateway/testing/tls.ts";
 import { tokenKubeconfig } from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
@@ -61,43 +52,6 @@ function grpcurl(): string {
       throw new Error("building grpcurl failed: bash test/localcluster/build/build-binaries.sh grpcurl");
   }
   return bin;
-}
-
-interface GatewayProc {
-  ports: { http: number; grpc: number; https: number; metrics: number };
-  log(): string;
-  kill(signal?: NodeJS.Signals): void;
-  exited: Promise<number>;
-}
-
-async function startGatewayProcess(flags: string[], env: Record<string, string>): Promise<GatewayProc> {
-  const logFile = join(tmpdir(), `krt-gateway-${process.pid}-${Math.random().toString(36).slice(2)}.log`);
-  const fd = openSync(logFile, "w");
-  const child = Bun.spawn(["bun", "gateway/main.ts", ...flags], {
-    cwd: REPO,
-    env: { ...process.env, ...env },
-    stdout: fd,
-    stderr: fd,
-  });
-  closeSync(fd);
-  const log = () => readFileSync(logFile, "utf8");
-  const line = await eventually(
-    "gateway started",
-    async () => {
-      if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}:\n${log()}`);
-      return log()
-        .split("\n")
-        .find((l) => l.includes('"msg":"gateway started"'));
-    },
-    30_000,
-  );
-  const ports = (JSON.parse(line) as { ports: GatewayProc["ports"] }).ports;
-  await eventually(
-    "gateway ready",
-    async () => (await fetch(`http://127.0.0.1:${ports.metrics}/readyz`)).ok,
-    30_000,
-  );
-  return { ports, log, kill: (s = "SIGTERM") => child.kill(s), exited: child.exited };
 }
 
 function runtime(name: string, image: string, replicas: number): Runtime {
@@ -178,7 +132,13 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
       apiVersion: "kruntimes.io/v1alpha1",
       kind: "Run",
       metadata: { name },
-      spec: { runtime: runtimeName, mode: { function: { handler: "handle", ...extra } }, source: { inline } },
+      spec: {
+        runtime: runtimeName,
+        mode: { function: { handler: "handle", ...extra } },
+        source: { inline },
+        // A lost pod is a retried attempt: the Run is re-placed (attempt + 1) instead of failing.
+        retryPolicy: { maxAttempts: 3, backoff: { initial: "100ms" } },
+      },
     });
     return eventually(
       `${name} Ready`,
@@ -302,6 +262,12 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
   });
 
   test("plain HTTP to python and bash functions, over http and https (strict CA)", async () => {
+    // The local cluster's pod IPs are loopback addresses, which EndpointSlices cannot hold: the
+    // gateway routes with the address runtimed wrote in the Ready status.
+    for (const name of ["py", "sh"]) {
+      const r = await client.get<Run>(path(RunResource, ns.name, name));
+      expect(r.status?.endpoint?.address).toMatch(/^127\.\d+\.\d+\.\d+:\d+$/);
+    }
     for (const base of [httpBase(), httpsBase()]) {
       const py = await plain("py", "hello py", tokens.caller, {}, base);
       expect(py.status).toBe(200);
@@ -434,11 +400,21 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
     expect(err.code).toBe("unknown");
     expect(err.handlerError.type).toBe("ValueError");
     expect((await plain("py", "sleep:3", tokens.caller, { "connect-timeout-ms": "300" })).status).toBe(504);
-    // concurrency 1 and a full queue: many slow calls at once, some must be refused 429.
-    const statuses = await Promise.all(
-      Array.from({ length: 120 }, () => plain("py", "sleep:0.5").then((r) => r.status)),
+    // concurrency 1 and a queue of 64: 80 slow calls at once, some must be refused 429.
+    const answers = await Promise.all(
+      Array.from({ length: 80 }, () =>
+        plain("py", "sleep:0.2").then(async (r) => ({
+          status: r.status,
+          retryAfter: r.headers.get("retry-after"),
+          reason: ((await r.json().catch(() => ({}))) as { reason?: string }).reason ?? "",
+        })),
+      ),
     );
-    expect(statuses).toContain(429);
+    const busy = answers.find((a) => a.status === 429);
+    expect(busy).toBeDefined();
+    expect(busy?.reason).toBe("REASON_FUNCTION_BUSY");
+    expect(Number(busy?.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((a) => a.status !== 429).every((a) => a.status === 200)).toBe(true);
   });
 
   /** SIGKILLs a container's process group (the node agent's registry); the agent restarts it. */
@@ -505,5 +481,5 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
     );
     expect(after.status?.endpoint?.attempt).toBeGreaterThan(before.status?.endpoint?.attempt ?? 0);
     expect(await (await plain("py", "moved")).text()).toBe("moved");
-  });
+  }, 150_000);
 });

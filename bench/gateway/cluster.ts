@@ -1,0 +1,328 @@
+/**
+ * The gateway benchmark on a real cluster: python and bash function Runs on the real runtimed +
+ * Runtime Server, a real gateway process (its own ServiceAccount, real TokenReview and
+ * SubjectAccessReview — cached after the first call, as in production — the route from its
+ * informers), called over plain HTTP, Connect JSON, Connect binary and gRPC (h2c); next to the
+ * floors measured in the same run: the same Runs called on runtimed's dataplane port directly the
+ * way the gateway calls it (Connect binary over Bun fetch, fenced, with the gateway's dataplane
+ * token), and a plain Bun echo server in its own process. Rounds outermost, concurrency next,
+ * targets innermost, so a burst of other work on the machine lands on every target alike.
+ *
+ * Setup needs the local cluster (the controller runs from this checkout with the real runtimed):
+ * KRT_CLUSTER_DIR and KUBECONFIG set (see main.ts).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Run, RunResource, type Runtime } from "@kruntimes/api";
+import { type KubeClient, path, R } from "@kruntimes/kube";
+import { startController } from "../../controller/testing/cluster/controller-process.ts";
+import { createRuntime, getRuntime, installCrds } from "../../controller/testing/cluster/objects.ts";
+import {
+  type Caller,
+  directCaller,
+  type GatewayProtocol,
+  gatewayCaller,
+} from "../../gateway/testing/callers.ts";
+import { startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
+import { tokenKubeconfig } from "../../test/support/artifacts.ts";
+import { eventually, testNamespace } from "../../test/support/cluster.ts";
+import { type BenchOptions, PROTOCOLS, type Row } from "./bench.ts";
+import { runLoad } from "./load.ts";
+
+export type Lang = "python" | "bash";
+
+const SOURCES: Record<Lang, string> = {
+  python: "def handle(request):\n    return request.body\n",
+  bash: "handle() { cat; }\n",
+};
+
+export interface ClusterBenchOptions extends BenchOptions {
+  kubeconfig: string;
+  client: KubeClient;
+  /** Workers per function Run (spec.mode.function.concurrency). */
+  workers: number;
+  rounds: number;
+  langs: Lang[];
+  protocols?: GatewayProtocol[];
+  log?: (line: string) => void;
+}
+
+function runtime(name: string, image: string): Runtime {
+  return {
+    apiVersion: "kruntimes.io/v1alpha1",
+    kind: "Runtime",
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      capacity: { runs: 8 },
+      template: {
+        spec: { containers: [{ name: "runtime", image, env: [{ name: "HOME", value: "/workspace" }] }] },
+      },
+    },
+  } as Runtime;
+}
+
+async function saToken(client: KubeClient, ns: string, sa: string, audience?: string): Promise<string> {
+  const tr = await client.create<{ status: { token: string } }>(`${path(R.serviceAccounts, ns, sa)}/token`, {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec: { expirationSeconds: 3600, ...(audience ? { audiences: [audience] } : {}) },
+  });
+  return tr.status.token;
+}
+
+/** A plain Bun.serve echo in its own process: the floor of any HTTP round trip here. */
+async function startEchoProcess(): Promise<{ port: number; stop(): void }> {
+  const child = Bun.spawn(
+    [
+      "bun",
+      "-e",
+      `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, async fetch(r) { return new Response(await r.arrayBuffer(), { headers: { "content-type": "application/json" } }); } }); console.log(s.port);`,
+    ],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const reader = child.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the echo server exited before printing its port");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { port: Number(text.trim()), stop: () => child.kill() };
+}
+
+export interface ClusterRow extends Row {
+  round: number;
+  lang: Lang | "-";
+  target: string;
+}
+
+/** Sets everything up, measures, tears everything down; returns one row per round × cell. */
+export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]> {
+  const { client } = o;
+  const log = o.log ?? console.log;
+  const protocols = o.protocols ?? PROTOCOLS;
+  await installCrds(client);
+  const ns = await testNamespace(client, "krt-bench-gw");
+  const dir = mkdtempSync(join(tmpdir(), "krt-bench-gw-"));
+  const role = `krt-bench-gateway-${ns.name}`;
+  const ctl = startController({
+    namespace: ns.name,
+    kubeconfig: o.kubeconfig,
+    runtimed: "real",
+    flags: [`--dataplane-subjects=system:serviceaccount:${ns.name}:gateway`],
+  });
+  const stops: (() => void | Promise<void>)[] = [];
+  try {
+    await ctl.waitFor("scheduling and reconciling");
+    // The gateway's ServiceAccount with the chart's least-privilege ClusterRole; a caller allowed
+    // to invoke the two Runs.
+    for (const sa of ["gateway", "caller"])
+      await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
+    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+      metadata: { name: role },
+      rules: [
+        { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
+        { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+        { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["list", "watch"] },
+        { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
+      ],
+    });
+    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+      metadata: { name: role },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
+      subjects: [{ kind: "ServiceAccount", name: "gateway", namespace: ns.name }],
+    });
+    await client.create(path(R.roles, ns.name), {
+      metadata: { name: "invoke" },
+      rules: [
+        {
+          apiGroups: ["kruntimes.io"],
+          resources: ["runs/invoke"],
+          verbs: ["create"],
+          resourceNames: [...o.langs],
+        },
+      ],
+    });
+    await client.create(path(R.roleBindings, ns.name), {
+      metadata: { name: "invoke" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "invoke" },
+      subjects: [{ kind: "ServiceAccount", name: "caller", namespace: ns.name }],
+    });
+    const callerToken = await saToken(client, ns.name, "caller");
+    const dataplaneToken = await saToken(client, ns.name, "gateway", "kruntimes-dataplane");
+
+    for (const lang of o.langs)
+      await createRuntime(client, ns.name, runtime(lang, `ghcr.io/kruntimes/${lang}`));
+    for (const lang of o.langs)
+      await eventually(
+        `Runtime ${lang} available`,
+        async () => (await getRuntime(client, ns.name, lang)).status?.availableReplicas === 1,
+        120_000,
+      );
+    const runs: Partial<Record<Lang, Run>> = {};
+    for (const lang of o.langs) {
+      await client.create(path(RunResource, ns.name), {
+        apiVersion: "kruntimes.io/v1alpha1",
+        kind: "Run",
+        metadata: { name: lang },
+        spec: {
+          runtime: lang,
+          source: { inline: SOURCES[lang] },
+          mode: { function: { handler: "handle", concurrency: o.workers } },
+        },
+      });
+      runs[lang] = await eventually(
+        `${lang} function Ready`,
+        async () => {
+          const r = await client.get<Run>(path(RunResource, ns.name, lang));
+          if (r.status?.phase === "Failed") throw new Error(`${lang}: ${r.status.message}`);
+          return r.status?.phase === "Ready" ? r : undefined;
+        },
+        60_000,
+      );
+    }
+
+    const tokenFile = join(dir, "dataplane-token");
+    writeFileSync(tokenFile, dataplaneToken);
+    const kubeconfig = tokenKubeconfig(
+      o.kubeconfig,
+      ns.name,
+      "gateway",
+      await saToken(client, ns.name, "gateway"),
+      join(dir, "gateway.kubeconfig"),
+    );
+    const gw = await startGatewayProcess(
+      [
+        `--kubeconfig=${kubeconfig}`,
+        `--namespace=${ns.name}`,
+        "--host=127.0.0.1",
+        "--protocols=http",
+        "--http-port=0",
+        "--grpc-port=0",
+        "--metrics-port=0",
+        `--dataplane-token-file=${tokenFile}`,
+        "--log-level=warn",
+      ],
+      { KUBECONFIG: kubeconfig },
+    );
+    stops.push(async () => {
+      gw.kill();
+      await gw.exited;
+    });
+    const echo = await startEchoProcess();
+    stops.push(() => echo.stop());
+
+    const body = new TextEncoder().encode(JSON.stringify({ hello: "world", n: 42 }));
+    const targets: { lang: Lang | "-"; target: string; caller: Caller }[] = [];
+    const echoUrl = `http://127.0.0.1:${echo.port}/`;
+    targets.push({
+      lang: "-",
+      target: "floor: Bun echo",
+      caller: async () => {
+        const r = await fetch(echoUrl, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json" },
+        });
+        if ((await r.arrayBuffer()).byteLength !== body.byteLength) throw new Error("wrong answer");
+      },
+    });
+    for (const lang of o.langs) {
+      const run = runs[lang] as Run;
+      const e = run.status?.endpoint;
+      if (!e) throw new Error(`${lang}: Ready without status.endpoint`);
+      let address = e.address;
+      if (!address) {
+        // Before runtimed wrote status.endpoint.address: the pod's IP and the default port.
+        const pod = await client.get<{ status: { podIP: string } }>(path(R.pods, ns.name, e.pod));
+        address = `${pod.status.podIP}:8444`;
+      }
+      targets.push({
+        lang,
+        target: "floor: runtimed direct (connect-binary)",
+        caller: directCaller({
+          address,
+          token: dataplaneToken,
+          fence: {
+            namespace: ns.name,
+            runName: lang,
+            runUid: run.metadata.uid ?? "",
+            podUid: e.podUID,
+            attempt: e.attempt,
+          },
+          body,
+          contentType: "application/json",
+        }),
+      });
+      for (const p of protocols)
+        targets.push({
+          lang,
+          target: `gateway ${p}`,
+          caller: gatewayCaller(
+            p,
+            { http: gw.ports.http, grpc: gw.ports.grpc },
+            {
+              namespace: ns.name,
+              run: lang,
+              token: callerToken,
+              body,
+              contentType: "application/json",
+            },
+          ),
+        });
+    }
+    // One call each before measuring: auth decisions cached, connections open, workers warm.
+    for (const t of targets) await t.caller();
+
+    const rows: ClusterRow[] = [];
+    for (let round = 1; round <= o.rounds; round++)
+      for (const concurrency of o.concurrency)
+        for (const t of targets) {
+          const r = await runLoad(t.caller, { concurrency, durationMs: o.durationMs, warmupMs: o.warmupMs });
+          const row = { round, lang: t.lang, target: t.target, path: `${t.lang} ${t.target}`, ...r };
+          rows.push(row);
+          log(
+            `round ${round} c=${String(concurrency).padEnd(3)} ${t.lang.padEnd(6)} ${t.target.padEnd(40)} p50 ${(r.p50 / 1000).toFixed(3)} ms  p99 ${(r.p99 / 1000).toFixed(3)} ms  ${Math.round(r.rps)}/s  errors ${r.errors}${r.firstError ? ` (${r.firstError.slice(0, 60)})` : ""}`,
+          );
+        }
+    return rows;
+  } finally {
+    for (const s of stops.reverse()) await s();
+    for (const lang of o.langs) await client.delete(path(RunResource, ns.name, lang)).catch(() => {});
+    await Bun.sleep(2000);
+    ctl.kill();
+    await ctl.exited;
+    await ns.remove();
+    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`).catch(() => {});
+    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`).catch(() => {});
+  }
+}
+
+/** Median of each measure over the rounds, one row per (lang, target, concurrency). */
+export function medians(rows: ClusterRow[]): ClusterRow[] {
+  const groups = new Map<string, ClusterRow[]>();
+  for (const r of rows) {
+    const k = `${r.lang}\u0000${r.target}\u0000${r.concurrency}`;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  const med = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.floor((s.length - 1) / 2)] as number;
+  };
+  return [...groups.values()].map((g) => {
+    const f = g[0] as ClusterRow;
+    return {
+      ...f,
+      round: 0,
+      calls: g.reduce((a, r) => a + r.calls, 0),
+      errors: g.reduce((a, r) => a + r.errors, 0),
+      rps: med(g.map((r) => r.rps)),
+      p50: med(g.map((r) => r.p50)),
+      p95: med(g.map((r) => r.p95)),
+      p99: med(g.map((r) => r.p99)),
+    };
+  });
+}
