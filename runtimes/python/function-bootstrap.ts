@@ -80,6 +80,9 @@ def _kruntime_worker():
             return "utf-8"
         def isatty(self):
             return False
+        def fileno(self):
+            # Child processes given sys.stdout/sys.stderr write to the real pipes (logged raw).
+            return self.real.fileno()
         def take(self):
             text = "".join(self.parts)
             if self.size > LIMIT:
