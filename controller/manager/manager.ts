@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { MaintainerReconciler } from "../artifacts/maintainer-reconciler.ts";
 import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler.ts";
+import { SpentPodReconciler } from "../gc/spent-pod-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import { LeaderElector } from "../leader/leader-elector.ts";
 import { ControllerMetrics } from "../metrics/controller-metrics.ts";
@@ -128,6 +129,15 @@ export class Manager {
         clock,
         registry: this.registry,
         graceMs: 10_000,
+      }),
+      1,
+    );
+    controllers.spentPods = make(
+      new SpentPodReconciler({
+        runs: this.informers.runs,
+        pods: this.informers.pods,
+        client,
+        registry: this.registry,
       }),
       1,
     );

@@ -4,6 +4,7 @@ import { keyOf } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { maintainerKey } from "../artifacts/maintainer-reconciler.ts";
 import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler.ts";
+import { SpentPodReconciler } from "../gc/spent-pod-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import type { Controller } from "../reconcile/controller.ts";
 import { holdsCapacity } from "../scheduler/run-request.ts";
@@ -19,6 +20,8 @@ export interface Controllers {
   artifacts: Controller;
   /** The function finalizer where no runtimed can remove it. */
   functionFinalizer: Controller;
+  /** Pods a finished session held: deleted so the Deployment replaces them. */
+  spentPods: Controller;
 }
 
 export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {
@@ -45,6 +48,7 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
     if (holdsCapacity(run)) c.recovery.enqueue(key);
     if (TtlReconciler.wants(run)) c.ttl.enqueue(key);
     if (FunctionFinalizerReconciler.wants(run)) c.functionFinalizer.enqueue(key);
+    if (SpentPodReconciler.wants(run)) c.spentPods.enqueue(key);
     const store = maintainerKey(run);
     if (store) c.artifacts.enqueue(store);
   };

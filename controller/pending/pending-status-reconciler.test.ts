@@ -19,12 +19,10 @@ function setup(run: Run, waiting?: Waiting) {
 }
 
 describe("PendingStatusReconciler", () => {
-  test("a session Run fails with ModeNotSupported, fenced on the absent status", async () => {
+  test("a session Run is admitted (scheduled like the other modes), not ended", async () => {
     const { r, writer } = setup(aRun({ name: "f", mode: "session" }));
     await r.reconcile("ns/f");
-    expect(writer.patches[0]?.ops[0]).toEqual({ op: "test", path: "/status", value: null });
-    expect(writer.lastStatus()?.phase).toBe(RunPhase.Failed);
-    expect(writer.lastStatus()?.reason).toBe(Reason.ModeNotSupported);
+    expect(writer.patches).toEqual([]);
   });
 
   test("a cancelled Pending Run ends Cancelled", async () => {

@@ -2,9 +2,11 @@
  * Stale-assignment recovery, keyed by Run: an assigned, unfinished Run whose pod is gone,
  * replaced, terminating, silent (heartbeat stale) or never started it, goes back to Pending with
  * attempt + 1 when its retry policy allows, else ends Failed (Cancelled if it was being
- * cancelled). Every write is fenced on phase, attempt and pod UID, like runtimed's.
+ * cancelled). A session is never re-placed: its workspace and processes lived on that pod, so
+ * it ends Failed (Cancelled if Immediate termination was asked) whatever its retry policy.
+ * Every write is fenced on phase, attempt and pod UID, like runtimed's.
  */
-import { canRetry, Reason, type Run, RunPhase } from "@kruntimes/api";
+import { canRetry, Reason, type Run, RunMode, RunPhase, runModeOf, TerminationMode } from "@kruntimes/api";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import type { Reconciler } from "../reconcile/controller.ts";
@@ -62,7 +64,17 @@ export class RecoveryReconciler implements Reconciler {
     const attempt = run.status?.attempt ?? a.attempt;
     let action: "requeued" | "failed" | "cancelled";
     let next: NonNullable<Run["status"]>;
-    if (run.spec.termination?.mode) {
+    const session = runModeOf(run.spec) === RunMode.Session;
+    if (session && run.spec.termination?.mode !== TerminationMode.Immediate) {
+      action = "failed";
+      next = endedStatus(
+        run,
+        RunPhase.Failed,
+        verdict.reason,
+        `${verdict.message}; the session's workspace and processes were on that pod and are lost (a session is never re-placed)`,
+        nowMicros(),
+      );
+    } else if (run.spec.termination?.mode) {
       action = "cancelled";
       next = endedStatus(
         run,

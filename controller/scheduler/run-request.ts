@@ -1,5 +1,5 @@
 /** A Run's scheduling-relevant facts, read once from the object. */
-import { type Run, RunPhase, runRequests } from "@kruntimes/api";
+import { type Run, RunMode, RunPhase, runModeOf, runRequests } from "@kruntimes/api";
 import { keyOf } from "@kruntimes/kube";
 import type { RunRequest } from "./framework/types.ts";
 
@@ -24,12 +24,14 @@ export function requestOf(run: Run): ParsedRequest {
   const req = runRequests(run.spec);
   const names = Object.keys(req).sort();
   const amounts = names.map((n) => req[n] as number);
+  const exclusive = runModeOf(run.spec) === RunMode.Session;
   return {
     key: keyOf(run),
     runtimeKey: runtimeKeyOf(run),
     names,
     amounts,
-    shape: names.map((n, i) => `${n}=${amounts[i]}`).join(","),
+    shape: names.map((n, i) => `${n}=${amounts[i]}`).join(",") + (exclusive ? ",exclusive" : ""),
+    ...(exclusive ? { exclusive } : {}),
   };
 }
 
@@ -42,4 +44,13 @@ export function isPending(run: Run): boolean {
 export function holdsCapacity(run: Run): boolean {
   const phase = run.status?.phase;
   return phase !== undefined && HOLDING_PHASES.has(phase) && run.status?.assignment !== undefined;
+}
+
+/** A session Run that ended on its pod: that pod incarnation is spent (replaced, never reused). */
+export function spentPodOf(run: Run): { pod: string; podUID: string } | undefined {
+  const a = run.status?.assignment;
+  if (!a || runModeOf(run.spec) !== RunMode.Session) return undefined;
+  const phase = run.status?.phase;
+  if (phase === undefined || phase === RunPhase.Pending || HOLDING_PHASES.has(phase)) return undefined;
+  return { pod: a.pod, podUID: a.podUID };
 }

@@ -106,12 +106,34 @@ describe("Scheduler", () => {
     expect(h.binder.bound).toEqual([{ run: "ns/a", pod: "l0", attempt: 1 }]);
   });
 
-  test("session Runs and cancelled Runs are not queued; they go to the ending hook", () => {
+  test("cancelled Runs are not queued; they go to the ending hook", () => {
     const { h } = setup();
-    h.upsert(aRun({ name: "s", mode: "session" }));
     h.upsert(aRun({ name: "c", termination: "Immediate" }));
     expect(h.drain()).toBe(0);
-    expect(h.ending).toEqual(["ns/s", "ns/c"]);
+    expect(h.ending).toEqual(["ns/c"]);
+  });
+
+  test("a session lands only on an empty pod and nothing lands beside it", async () => {
+    const { h } = setup({ pods: 2, capacity: 4 });
+    h.upsert(aRun({ name: "t" }));
+    h.drain();
+    await flush();
+    const taskPod = h.binder.bound[0]?.pod;
+    h.upsert(aRun({ name: "t", status: boundTo(taskPod ?? "", 1, "Running") }));
+    h.upsert(aRun({ name: "s", mode: "session" }));
+    h.drain();
+    await flush();
+    const sessionPod = h.binder.bound[1]?.pod;
+    expect(h.binder.bound[1]?.run).toBe("ns/s");
+    expect(sessionPod).not.toBe(taskPod);
+    h.upsert(aRun({ name: "s", mode: "session", status: boundTo(sessionPod ?? "", 1, "Ready") }));
+    for (const n of ["a", "b", "c", "d"]) h.upsert(aRun({ name: n }));
+    h.drain();
+    await flush();
+    // The task pod had 3 free slots: three land there, the fourth waits (the session pod is sealed).
+    expect(h.binder.bound.slice(2).map((b) => b.pod)).toEqual([taskPod, taskPod, taskPod]);
+    expect(h.scheduler.queue.get("ns/d")?.waiting?.reason).toBe(Reason.InsufficientCapacity);
+    expect(h.ending).toEqual([]);
   });
 
   test("function Runs are scheduled like tasks and hold their capacity while Ready", async () => {

@@ -175,7 +175,7 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     }
     const pod = outcome.pod;
     const attempt = Math.max(1, run.status?.attempt ?? 0);
-    this.cache.assume(qr.key, pod, attempt, qr.names, qr.amounts);
+    this.cache.assume(qr.key, pod, attempt, qr.names, qr.amounts, qr.exclusive);
     const refused = reserveAll(this.fw, this.state, qr, pod);
     if (refused) {
       this.cache.forget(qr.key);

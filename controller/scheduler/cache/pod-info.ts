@@ -17,6 +17,10 @@ export class PodUsage {
   readonly runs = new Set<string>();
   /** A live PodInfo points at this usage (it is kept even while empty). */
   linked = false;
+  /** A session ended on this incarnation: it is never offered again (the controller replaces it). */
+  spent = false;
+  /** Session Runs holding it (at most one). */
+  readonly exclusive = new Set<string>();
 
   constructor(
     readonly podKey: string,
@@ -103,6 +107,12 @@ export class PodInfo implements PodView {
 
   get used(): Record<string, number> {
     return this.usage.used;
+  }
+  get occupied(): boolean {
+    return this.usage.runs.size > 0;
+  }
+  get sealed(): boolean {
+    return this.usage.spent || this.usage.exclusive.size > 0;
   }
 
   unavailability(nowMs: number): Unavailability | undefined {

@@ -66,9 +66,11 @@ export class RunAccounts {
     amounts: readonly number[],
     assumed: boolean,
     untilMs: number,
+    exclusive = false,
   ): void {
     this.release(runKey);
     const usage = this.usageFor(podKey, podUID);
+    if (exclusive) usage.exclusive.add(runKey);
     usage.add(runKey, names, amounts);
     this.accounts.set(runKey, { podKey, podUID, attempt, names, amounts, assumed, untilMs, usage });
     if (assumed) this.assumedKeys.add(runKey);
@@ -87,6 +89,7 @@ export class RunAccounts {
     this.accounts.delete(runKey);
     this.assumedKeys.delete(runKey);
     acc.usage.remove(runKey, acc.names, acc.amounts);
+    acc.usage.exclusive.delete(runKey);
     this.dropIfEmpty(acc.usage);
     this.onRelease(acc.usage);
   }

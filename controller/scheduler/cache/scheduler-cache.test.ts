@@ -49,6 +49,23 @@ describe("SchedulerCache accounting", () => {
     expect(cache.pod("ns/p1")?.used).toEqual({ runs: 1 });
   });
 
+  test("a session seals its pod while it holds it and after it ended (the pod is spent)", () => {
+    const { cache, livePod } = setup();
+    livePod("p1", { runs: 8 });
+    livePod("p2", { runs: 8 });
+    cache.upsertRun(aRun({ name: "t", status: boundTo("p2") }));
+    expect(cache.pod("ns/p1")?.sealed).toBe(false);
+    expect(cache.pod("ns/p2")?.occupied).toBe(true);
+    cache.upsertRun(aRun({ name: "s", mode: "session", status: boundTo("p1", 1, "Ready") }));
+    expect(cache.pod("ns/p1")?.sealed).toBe(true);
+    cache.upsertRun(aRun({ name: "s", mode: "session", status: boundTo("p1", 1, "Succeeded") }));
+    expect(cache.pod("ns/p1")?.occupied).toBe(false);
+    expect(cache.pod("ns/p1")?.sealed).toBe(true);
+    // A new incarnation of the pod (the Deployment's replacement under the same name) is fresh.
+    cache.upsertPod(aPod({ name: "p1", uid: "uid-p1-new", capacity: { runs: 8 } }));
+    expect(cache.pod("ns/p1")?.sealed).toBe(false);
+  });
+
   test("a Run finishing releases capacity and reports the pod freed", () => {
     const { cache, livePod, events } = setup();
     livePod("p1");

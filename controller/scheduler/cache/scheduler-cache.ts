@@ -11,7 +11,7 @@ import type { Lease, Pod } from "../../kube-types.ts";
 import type { Clock } from "../../util/clock.ts";
 import type { Timers } from "../../util/timers.ts";
 import type { RuntimeView } from "../framework/types.ts";
-import { holdsCapacity, isPending, requestOf } from "../run-request.ts";
+import { holdsCapacity, isPending, requestOf, spentPodOf } from "../run-request.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 import { HeartbeatTracker } from "./heartbeat-tracker.ts";
 import { PodInfo, type PodUsage } from "./pod-info.ts";
@@ -171,6 +171,9 @@ export class SchedulerCache {
       if (isPending(run) && (run.status?.attempt ?? 0) <= acc.attempt) return;
     }
     if (!holding) {
+      // A session ended: its pod is spent before its capacity is released (nothing lands there).
+      const spent = spentPodOf(run);
+      if (spent) this.accounts.usageFor(`${run.metadata.namespace}/${spent.pod}`, spent.podUID).spent = true;
       this.accounts.release(key);
       return;
     }
@@ -180,7 +183,7 @@ export class SchedulerCache {
       return;
     }
     const req = requestOf(run);
-    this.accounts.hold(key, podKey, a.podUID, a.attempt, req.names, req.amounts, false, 0);
+    this.accounts.hold(key, podKey, a.podUID, a.attempt, req.names, req.amounts, false, 0, req.exclusive);
   }
 
   deleteRun(key: string): void {
@@ -194,9 +197,10 @@ export class SchedulerCache {
     attempt: number,
     names: readonly string[],
     amounts: readonly number[],
+    exclusive = false,
   ) {
     const until = this.clock.now() + this.assumeTtlMs;
-    this.accounts.hold(runKey, pod.key, pod.uid, attempt, names, amounts, true, until);
+    this.accounts.hold(runKey, pod.key, pod.uid, attempt, names, amounts, true, until, exclusive);
   }
 
   /** Undo an assumption (the bind failed for sure). */

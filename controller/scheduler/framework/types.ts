@@ -7,6 +7,8 @@ export interface RunRequest {
   /** Resource names and amounts, same order; `runs` is always present (default 1). */
   readonly names: readonly string[];
   readonly amounts: readonly number[];
+  /** A session: it takes the pod's whole capacity, so only an empty, never-used pod fits. */
+  readonly exclusive?: boolean;
 }
 
 /** Why a pod does not accept Runs right now; undefined when it does. */
@@ -28,6 +30,10 @@ export interface PodView {
   readonly capacity: Readonly<Record<string, number>>;
   /** Sum of the requests of Runs held on this pod (confirmed and assumed). */
   readonly used: Readonly<Record<string, number>>;
+  /** Some Run holds capacity here (confirmed or assumed). */
+  readonly occupied?: boolean;
+  /** A session holds or held this pod incarnation: no Run is placed here again. */
+  readonly sealed?: boolean;
   unavailability(nowMs: number): Unavailability | undefined;
 }
 

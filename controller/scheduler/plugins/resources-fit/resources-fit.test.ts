@@ -67,3 +67,22 @@ describe("resources-fit filter", () => {
     expect(a).toBe(b as NonNullable<typeof b>);
   });
 });
+
+describe("resources-fit session exclusivity", () => {
+  const plugin = new ResourcesFit();
+  const session = { ...req({ runs: 1 }), exclusive: true };
+  const cases: [string, RunRequest, Partial<PodView>, boolean][] = [
+    ["a session fits an empty pod", session, {}, true],
+    ["a session does not fit a pod another Run holds", session, { occupied: true, used: { runs: 1 } }, false],
+    ["nothing fits a pod a session holds", req({ runs: 1 }), { sealed: true, occupied: true }, false],
+    ["nothing fits a spent pod (its session ended)", req({ runs: 1 }), { sealed: true }, false],
+    ["a session does not fit a spent pod", session, { sealed: true }, false],
+    ["a task fits beside another task", req({ runs: 1 }), { occupied: true, used: { runs: 1 } }, true],
+  ];
+  for (const [name, run, extra, fits] of cases) {
+    test(name, () => {
+      const v = plugin.filter(new CycleState(), run, { ...pod({ runs: 8 }, {}), ...extra });
+      expect(v === undefined).toBe(fits);
+    });
+  }
+});

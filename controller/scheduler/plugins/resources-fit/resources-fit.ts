@@ -1,7 +1,9 @@
 /**
  * PreFilter + Filter: every logical resource the Run requests fits. PreFilter rejects requests
  * no pod of the Runtime's current spec could ever hold (a resource it does not offer, or more
- * than a pod has): they wait for the Runtime to change. Filter checks free = capacity − used.
+ * than a pod has): they wait for the Runtime to change. Filter checks free = capacity − used, and
+ * session exclusivity: a session (exclusive request) fits only a pod no Run holds, and a pod a
+ * session holds or held (sealed) takes nothing more — it is replaced after the session.
  */
 import { Reason } from "@kruntimes/api";
 import type { CycleState } from "../../framework/cycle-state.ts";
@@ -10,6 +12,21 @@ import { Code, rejected, type Status, type Verdict } from "../../framework/statu
 import type { PodView, RunRequest, RuntimeView } from "../../framework/types.ts";
 
 export const NAME = "resources-fit";
+
+/** A session held this pod incarnation: it waits for its replacement, nothing lands there. */
+const SEALED = rejected(
+  NAME,
+  Code.Unschedulable,
+  Reason.InsufficientCapacity,
+  "pod held by a session (or spent by one)",
+);
+/** A session takes a pod's whole capacity: only an empty pod fits it. */
+const OCCUPIED = rejected(
+  NAME,
+  Code.Unschedulable,
+  Reason.InsufficientCapacity,
+  "a session needs an empty pod",
+);
 
 export class ResourcesFit implements PreFilterPlugin, FilterPlugin {
   readonly name = NAME;
@@ -33,6 +50,8 @@ export class ResourcesFit implements PreFilterPlugin, FilterPlugin {
   }
 
   filter(_state: CycleState, run: RunRequest, pod: PodView): Verdict {
+    if (pod.sealed) return SEALED;
+    if (run.exclusive && pod.occupied) return OCCUPIED;
     for (let i = 0; i < run.names.length; i++) {
       const name = run.names[i] as string;
       const amount = run.amounts[i] as number;
