@@ -318,7 +318,7 @@ export enum Mode {
   TASK = 1,
 
   /**
-   * Registered functions invoked many times (service to come).
+   * Registered functions invoked many times: FunctionService (function.proto).
    *
    * @generated from enum value: MODE_FUNCTION = 2;
    */
