@@ -118,7 +118,7 @@ describe("Scheduler", () => {
     h.upsert(aRun({ name: "t" }));
     h.drain();
     await flush();
-    const taskPod = h.binder.bound[0]?.pod;
+    const taskPod = h.binder.bound[0]?.pod ?? "";
     h.upsert(aRun({ name: "t", status: boundTo(taskPod ?? "", 1, "Running") }));
     h.upsert(aRun({ name: "s", mode: "session" }));
     h.drain();
