@@ -24,7 +24,6 @@ export {
   DEFAULT_RUNS_PER_POD,
   FUNCTION_FINALIZER,
   FunctionLimits,
-  SessionLimits,
   GROUP,
   KEY_DESCRIPTIONS,
   Labels,
@@ -43,6 +42,7 @@ export {
   RUNTIMED_CONTAINER,
   RunResource,
   RuntimeResource,
+  SessionLimits,
   VERSION,
   WORKSPACE_MOUNT_PATH,
 } from "./src/constants.ts";

@@ -132,10 +132,19 @@ export class LeaderElector {
     const query = { fieldSelector: `metadata.name=${this.o.name}` };
     while (!signal.aborted) {
       try {
-        for await (const ev of watchStream<Lease>(this.client, path(R.leases, this.o.namespace), query, signal)) {
-          const released = ev.type === "DELETED" || (ev.type !== "BOOKMARK" && !ev.object.spec?.holderIdentity);
+        for await (const ev of watchStream<Lease>(
+          this.client,
+          path(R.leases, this.o.namespace),
+          query,
+          signal,
+        )) {
+          const released =
+            ev.type === "DELETED" || (ev.type !== "BOOKMARK" && !ev.object.spec?.holderIdentity);
           if (released && !this.leading) {
-            this.log.info({ identity: this.o.identity }, "saw the leader Lease released; trying to acquire now");
+            this.log.info(
+              { identity: this.o.identity },
+              "saw the leader Lease released; trying to acquire now",
+            );
             this.poke();
           }
         }
