@@ -39,7 +39,7 @@ export function invokeError(e: unknown, t: InvokeTarget): CliError {
       return new CliError(
         ExitCode.HandlerError,
         lines.join("\n"),
-        `the Run stays Ready; see the invocation's output with \`krt logs ${t.run}\``,
+        `the Run stays Ready; see the invocation's output with \`krt logs ${t.run}${h.invocationId ? ` --call ${h.invocationId}` : " --prefix"}\``,
       );
     }
     case Code.Unauthenticated:

@@ -52,7 +52,7 @@ export class AttemptFollower {
         runUID: run.metadata.uid ?? "",
         attempt: this.attempt,
       })) {
-        this.sink.line(o.stream, o.line);
+        this.sink.line(o.stream, o.line, o.call);
         this.last[o.stream] = o.line;
         this.lines++;
         this.lastLineAt = Date.now();

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { callSink, type LogSink } from "./log-sink.ts";
 import { matches, parseOutputLine } from "./output-line.ts";
 import { sinceCreation } from "./pod-output.ts";
 import { tailLines } from "./read-logs.ts";
@@ -64,5 +65,34 @@ describe("tails and since", () => {
     expect(sinceCreation("2026-12-03T06:00:00Z")).toBe("2026-12-03T05:59:59Z");
     expect(sinceCreation(undefined)).toBeUndefined();
     expect(sinceCreation("garbage")).toBeUndefined();
+  });
+});
+
+describe("function invocations and session operations", () => {
+  test("a function line carries its invocation, a session line its operation, a task line none", () => {
+    const base = { run: "f", runUID: "u1", namespace: "ns", attempt: 1, stream: "stdout", line: "hi" };
+    expect(parseOutputLine(rec({ ...base, invocation: "inv-1" }))?.call).toBe("inv-1");
+    expect(parseOutputLine(rec({ ...base, operation: "op-7" }))?.call).toBe("op-7");
+    expect(parseOutputLine(rec(base))?.call).toBeUndefined();
+    const o = parseOutputLine(rec({ ...base, invocation: "inv-1" }));
+    if (!o) throw new Error("not parsed");
+    expect(matches(o, { runUID: "u1", call: "inv-1" })).toBe(true);
+    expect(matches(o, { runUID: "u1", call: "inv-2" })).toBe(false);
+  });
+  test("callSink filters to one call and prefixes lines that have one", () => {
+    const got: string[] = [];
+    const inner: LogSink = { line: (st, t) => got.push(`${st}:${t}`), note: (t) => got.push(`note:${t}`) };
+    const only = callSink(inner, { only: "inv-1", prefix: true });
+    only.line("stdout", "a", "inv-1");
+    only.line("stdout", "b", "inv-2");
+    only.line("stderr", "c");
+    only.note("n");
+    expect(got).toEqual(["stdout:[inv-1] a", "note:n"]);
+    got.length = 0;
+    const prefixed = callSink(inner, { prefix: true });
+    prefixed.line("stdout", "a", "inv-1");
+    prefixed.line("stdout", "task line");
+    expect(got).toEqual(["stdout:[inv-1] a", "stdout:task line"]);
+    expect(callSink(inner, {})).toBe(inner);
   });
 });

@@ -82,7 +82,7 @@ export async function readRunLogs(
   const several = attempts.length > 1 || (attempts.length === 1 && opts.attempt === undefined && latest > 1);
   for (const a of attempts) {
     if (several) sink.note(`==> attempt ${a} <==`);
-    for (const o of byAttempt.get(a) ?? []) sink.line(o.stream, o.line);
+    for (const o of byAttempt.get(a) ?? []) sink.line(o.stream, o.line, o.call);
   }
   for (let a = 1; a < latest; a++)
     if (wants(a) && !byAttempt.has(a))

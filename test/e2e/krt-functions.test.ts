@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import { ExitCode } from "../../krt/exit-codes.ts";
 import { serviceAccountToken, tokenKubeconfig } from "../support/artifacts.ts";
-import { testCluster, testNamespace } from "../support/cluster.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 import { applyChartCrds, CHART, HELM_MISSING, helm, helmPath, removeRelease } from "./chart-support.ts";
 import { buildKrt, type KrtResult, runKrt } from "./krt-binary.ts";
 
@@ -33,6 +33,7 @@ def handler(request):
     if request.headers.get("x-fail") == "yes":
         raise ValueError("asked to fail")
     data = request.json() if request.body else {}
+    print(f"handling {data.get('name', 'world')}")
     return {"hello": data.get("name", "world"), "calls": calls, "type": request.content_type}
 `;
 const BASH = `handler() {
@@ -239,6 +240,24 @@ suite("krt with function Runs through the chart's gateway", () => {
     const json = JSON.parse(ok(await invoke(["py", "-d", "{}", "-o", "json"])));
     expect(json.status).toBe(200);
     expect(JSON.parse(json.body).hello).toBe("world");
+  });
+
+  test("krt logs shows each invocation's output: --prefix names it, --call picks one", async () => {
+    const json = JSON.parse(ok(await invoke(["py", "-d", '{"name":"logged"}', "-o", "json"])));
+    const id = json.invocationId as string;
+    expect(id).toBeTruthy();
+    let prefixed = "";
+    await eventually(
+      "the invocation's line in krt logs --prefix",
+      async () => {
+        prefixed = ok(await krt(["logs", "py", "--prefix"]));
+        return prefixed.includes(`[${id}] handling logged\n`);
+      },
+      60_000,
+    );
+    expect(prefixed).toContain("] handling krt\n");
+    const one = ok(await krt(["logs", "py", "--call", id]));
+    expect(one).toBe("handling logged\n");
   });
 
   test("handler errors exit 84 with the structured error; the Run stays Ready", async () => {

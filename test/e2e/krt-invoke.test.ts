@@ -136,7 +136,9 @@ describe("krt invoke (compiled binary, stand-in gateway)", () => {
     expect(r.stderr).toContain("error: handler error: ValueError: bad input\n");
     expect(r.stderr).toContain("invocation: inv-2\n");
     expect(r.stderr).toContain('File "handler.py", line 2');
-    expect(r.stderr).toContain("hint: the Run stays Ready; see the invocation's output with `krt logs boom`");
+    expect(r.stderr).toContain(
+      "hint: the Run stays Ready; see the invocation's output with `krt logs boom --call inv-2`",
+    );
   });
 
   test.each([
