@@ -24,6 +24,7 @@ export const ErrorReason = {
   RequestTooLarge: "RequestTooLarge",
   ResponseTooLarge: "ResponseTooLarge",
   FunctionBusy: "FunctionBusy",
+  SessionBusy: "SessionBusy",
   GatewayBusy: "GatewayBusy",
   Unreachable: "Unreachable",
   WorkerCrashed: "WorkerCrashed",
@@ -56,14 +57,14 @@ export const ERROR_TABLE: Record<ErrorReason, Row> = {
   PermissionDenied: {
     code: Code.PermissionDenied,
     http: 403,
-    next: "ask for a Role granting verb create on resource runs/invoke for this Run",
+    next: "ask for a Role granting verb create on resource runs/invoke (functions) or runs/session (sessions) for this Run",
   },
   InvalidArgument: { code: Code.InvalidArgument, http: 400, next: "fix the request" },
   NotFound: { code: Code.NotFound, http: 404, next: "check the namespace and Run name (krt list)" },
   NotReady: {
     code: Code.FailedPrecondition,
     http: 409,
-    next: "wait until the Run is Ready (krt get), or create a new function Run if it has finished",
+    next: "wait until the Run is Ready (krt get), or create a new Run of that mode if it has finished",
   },
   RequestTooLarge: {
     code: Code.ResourceExhausted,
@@ -83,6 +84,12 @@ export const ERROR_TABLE: Record<ErrorReason, Row> = {
     failure: Failure_Reason.FUNCTION_BUSY,
     retryAfter: 1,
     next: "retry after Retry-After, or raise spec.mode.function.concurrency",
+  },
+  SessionBusy: {
+    code: Code.ResourceExhausted,
+    http: 429,
+    retryAfter: 1,
+    next: "retry after Retry-After; the session's operation queue is full (spec.mode.session.maxQueuedOperations)",
   },
   GatewayBusy: {
     code: Code.ResourceExhausted,

@@ -21,6 +21,9 @@ import { createMetrics, type Metrics } from "./metrics.ts";
 import type { GatewayOptions } from "./options.ts";
 import pkg from "./package.json" with { type: "json" };
 import { RouteTable } from "./routing/route-table.ts";
+import { SessionDataplane } from "./session/session-client.ts";
+import { SessionGateway } from "./session/session-gateway.ts";
+import { sessionServiceRoutes } from "./session/session-service.ts";
 
 export interface GatewayPorts {
   http?: number;
@@ -53,16 +56,17 @@ export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<G
     onError: (what, err) => d.log.warn({ err, what }, "watch failed; retrying"),
   }).start();
   const limit = new ConcurrencyLimit(o.maxConcurrentRequests);
+  const authorizer = new Authorizer(
+    d.reviewer ?? kubeReviewer(d.client),
+    { allowTtlMs: o.authCacheTtlMs, denyTtlMs: o.authDenyTtlMs, maxSize: o.authCacheSize },
+    {
+      cacheHit: () => metrics.authCache.inc({ result: "hit" }),
+      cacheMiss: () => metrics.authCache.inc({ result: "miss" }),
+    },
+  );
   const invoker = new Invoker({
     limit,
-    authorizer: new Authorizer(
-      d.reviewer ?? kubeReviewer(d.client),
-      { allowTtlMs: o.authCacheTtlMs, denyTtlMs: o.authDenyTtlMs, maxSize: o.authCacheSize },
-      {
-        cacheHit: () => metrics.authCache.inc({ result: "hit" }),
-        cacheMiss: () => metrics.authCache.inc({ result: "miss" }),
-      },
-    ),
+    authorizer,
     routes,
     dataplane: new DataplaneClient(new TokenSource(o.dataplaneTokenFile)),
     metrics,
@@ -71,10 +75,26 @@ export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<G
     maxResponseBytes: o.maxResponseBytes,
     deadline: { defaultTimeoutMs: o.defaultTimeoutMs, maxTimeoutMs: o.maxTimeoutMs },
   });
-  const connectRoutes = functionServiceRoutes(invoker);
+  const sessions = new SessionGateway({
+    limit,
+    authorizer,
+    routes,
+    dataplane: new SessionDataplane(new TokenSource(o.dataplaneTokenFile)),
+    metrics,
+    log: d.log,
+    maxRequestBytes: o.maxRequestBytes,
+    maxResponseBytes: o.maxResponseBytes,
+    maxTimeoutMs: o.maxTimeoutMs,
+  });
+  const functionRoutes = functionServiceRoutes(invoker);
+  const sessionRoutes = sessionServiceRoutes(sessions);
+  const connectRoutes = (r: Parameters<typeof functionRoutes>[0]) => {
+    functionRoutes(r);
+    sessionRoutes(r);
+  };
   const rOpts = routerOptions(o.maxRequestBytes);
   const rpc = fetchHandlers(connectRoutes, rOpts);
-  const app = createApp({ invoker, rpc, maxRequestBytes: o.maxRequestBytes, version: pkg.version });
+  const app = createApp({ invoker, rpc, maxRequestBytes: o.maxRequestBytes, version: pkg.version, sessions });
   const httpHandler =
     d.httpSurface === "bun"
       ? bareHandler({ invoker, rpc, maxRequestBytes: o.maxRequestBytes })

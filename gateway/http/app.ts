@@ -8,6 +8,9 @@ import { Elysia } from "elysia";
 import type { FetchHandler } from "../connect/router.ts";
 import { ErrorReason, GatewayError } from "../errors.ts";
 import type { Invoker } from "../invoke/invoker.ts";
+import { FILES_PATH, FILES_ROOT_PATH, getFile, putFile } from "../session/file-routes.ts";
+import { sessionOpenApiPaths } from "../session/openapi.ts";
+import type { SessionGateway } from "../session/session-gateway.ts";
 import { INVOKE_PATH, plainInvoke } from "./invoke-route.ts";
 import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
 import { PROTOSET_PATH, protoset } from "./protoset.ts";
@@ -17,15 +20,29 @@ export interface AppDeps {
   rpc: Map<string, FetchHandler>;
   maxRequestBytes: number;
   version: string;
+  /** Session Runs: the plain file routes. */
+  sessions?: SessionGateway;
 }
 
 export function createApp(d: AppDeps) {
-  const openapi = JSON.stringify(openApiDocument(d.version));
+  const doc = openApiDocument(d.version);
+  const openapi = JSON.stringify(
+    d.sessions ? { ...doc, paths: { ...doc.paths, ...sessionOpenApiPaths() } } : doc,
+  );
   const schema = protoset();
   const rpc = new Elysia({ name: "connect-rpc" });
   for (const [path, handle] of d.rpc) rpc.post(path, ({ request }) => handle(request), { parse: "none" });
+  const files = new Elysia({ name: "session-files" });
+  const sessions = d.sessions;
+  if (sessions) {
+    for (const path of [FILES_PATH, FILES_ROOT_PATH]) {
+      files.get(path, ({ request }) => getFile(sessions, request));
+      files.put(path, ({ request }) => putFile(sessions, request), { parse: "none" });
+    }
+  }
   return new Elysia()
     .use(rpc)
+    .use(files)
     .post(INVOKE_PATH, ({ request, params }) => plainInvoke(d.invoker, request, params, d.maxRequestBytes), {
       parse: "none",
     })

@@ -1,6 +1,6 @@
 /**
  * A node:http / node:http2 request handed to a fetch-style handler (the Elysia app): the body is
- * read whole, bounded (larger → 413), and the Response written back. Only the non-RPC routes take
+ * read whole, bounded (larger → 413), and the Response streamed back as its body produces it. Only the non-RPC routes take
  * this path; RPCs go through connectNodeAdapter directly.
  */
 import type { IncomingMessage } from "node:http";
@@ -12,6 +12,8 @@ interface NodeResponse {
   readonly headersSent: boolean;
   writeHead(status: number, headers?: Record<string, string>): unknown;
   end(data?: string | Uint8Array): unknown;
+  write(data: Uint8Array): boolean;
+  once(event: "drain", f: () => void): unknown;
 }
 
 async function readBody(req: NodeRequest, max: number): Promise<Uint8Array | "too-large"> {
@@ -56,9 +58,16 @@ export function nodeToFetch(
       response.headers.forEach((v, k) => {
         out[k] = v;
       });
-      const payload = new Uint8Array(await response.arrayBuffer());
       res.writeHead(response.status, out);
-      res.end(payload);
+      if (!response.body) {
+        res.end();
+        return;
+      }
+      // Streamed as produced (session file downloads), waiting for the socket to drain.
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        if (!res.write(chunk)) await new Promise<void>((resolve) => res.once("drain", () => resolve()));
+      }
+      res.end();
     } catch (e) {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end(`internal error: ${e instanceof Error ? e.message : String(e)}\n`);

@@ -6,11 +6,14 @@
 import { create, type DescFile, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { file_kruntimes_gateway_v1_function } from "@kruntimes/api/gen/kruntimes/gateway/v1/function_pb.ts";
+import { file_kruntimes_gateway_v1_session } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 
 export const PROTOSET_PATH = "/v1/protoset";
 
 /** Every file of the public API and its imports, dependencies first. */
-export function protoset(files: DescFile[] = [file_kruntimes_gateway_v1_function]): Uint8Array {
+export function protoset(
+  files: DescFile[] = [file_kruntimes_gateway_v1_function, file_kruntimes_gateway_v1_session],
+): Uint8Array {
   const seen = new Set<string>();
   const ordered: DescFile[] = [];
   const visit = (f: DescFile) => {
