@@ -19,6 +19,9 @@ import { createMetrics } from "./metrics.ts";
 import { OptionsError, parseOptions, type RuntimedOptions } from "./options.ts";
 import { runtimeServerClients } from "./runtime-server/client.ts";
 import { Runtimed } from "./runtimed.ts";
+import { QueueBudget } from "./sessions/mutation-queue.ts";
+import { createSessionMetrics } from "./sessions/session-metrics.ts";
+import { SessionTable } from "./sessions/session-table.ts";
 import { StatusWriter } from "./status/status-writer.ts";
 
 // `runtimed maintain`: the artifact maintainer of one store (same image; its own process).
@@ -56,6 +59,12 @@ async function sidecar(): Promise<void> {
       )
     : undefined;
   const table = new FunctionTable();
+  const sessionTable = new SessionTable();
+  const sessions = {
+    table: sessionTable,
+    budget: new QueueBudget(o.sessions.maxQueuedTotal),
+    metrics: createSessionMetrics(metrics.registry, sessionTable),
+  };
   const runtimed = new Runtimed({
     o,
     client,
@@ -64,6 +73,7 @@ async function sidecar(): Promise<void> {
     metrics,
     log,
     table,
+    sessions,
     ...(artifacts ? { artifacts } : {}),
   });
   registerFunctionGauges(metrics.registry, server.functions);
@@ -80,6 +90,7 @@ async function sidecar(): Promise<void> {
           metrics,
           log,
           draining: () => runtimed.isDraining,
+          sessions: { table: sessionTable, sessions: server.sessions, metrics: sessions.metrics },
         })
       : undefined;
   if (o.dataplane.port > 0 && o.dataplane.subjects.length === 0)

@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
-export type WriteKind = "running" | "terminal" | "retry" | "ready";
+export type WriteKind = "running" | "terminal" | "retry" | "ready" | "finalizing";
 export type WriteResult = "ok" | "fenced" | "gone" | "rejected" | "ambiguous";
 
 export interface Metrics {

@@ -32,6 +32,15 @@ export interface RuntimedOptions {
   dataplane: DataplaneOptions;
   /** How long a deleted function Run's in-flight invocations may finish before they are cancelled. */
   functionDeleteDrainMs: number;
+  /** Session bounds of this runtimed (all sessions it serves together). */
+  sessions: SessionOptions;
+}
+
+export interface SessionOptions {
+  /** Mutations waiting in the queues of all sessions of this runtimed together; more are refused busy. */
+  maxQueuedTotal: number;
+  /** Longest a Close(DRAIN) to the Runtime Server may wait for running operations. */
+  closeDeadlineMs: number;
 }
 
 export interface DataplaneOptions {
@@ -169,6 +178,18 @@ const SPECS = {
     help: "how long a refused token stays refused",
   },
   "dataplane-auth-cache-size": { kind: "int", default: "1024", help: "most cached token decisions" },
+  "session-max-queued-total": {
+    env: "KRT_SESSION_MAX_QUEUED_TOTAL",
+    kind: "int",
+    default: "4096",
+    help: "mutations queued in all sessions of this runtimed together; more are refused RESOURCE_EXHAUSTED",
+  },
+  "session-close-deadline-ms": {
+    env: "KRT_SESSION_CLOSE_DEADLINE_MS",
+    kind: "int",
+    default: "30000",
+    help: "longest runtimed lets a draining session's running operations finish (Close DRAIN deadline to the Runtime Server)",
+  },
   "function-delete-drain-ms": {
     env: "KRT_FUNCTION_DELETE_DRAIN_MS",
     kind: "int",
@@ -307,5 +328,9 @@ export function parseOptions(
       cacheSize: int("dataplane-auth-cache-size", 1),
     },
     functionDeleteDrainMs: int("function-delete-drain-ms", 0),
+    sessions: {
+      maxQueuedTotal: int("session-max-queued-total", 1),
+      closeDeadlineMs: int("session-close-deadline-ms", 0),
+    },
   };
 }

@@ -11,6 +11,11 @@ import {
   FunctionState,
   UnregisterMode,
 } from "@kruntimes/api/gen/kruntimes/runtime/v1/function_pb.ts";
+import {
+  CloseMode,
+  type SessionInfo,
+  SessionState,
+} from "@kruntimes/api/gen/kruntimes/runtime/v1/session_pb.ts";
 import { TaskState } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { Informer, type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { RunArtifacts } from "./artifacts/run-artifacts.ts";
@@ -21,6 +26,10 @@ import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import type { RuntimedOptions } from "./options.ts";
 import type { RuntimeServerClients } from "./runtime-server/client.ts";
+import type { QueueBudget } from "./sessions/mutation-queue.ts";
+import type { SessionMetrics } from "./sessions/session-metrics.ts";
+import { SessionSupervisor } from "./sessions/session-supervisor.ts";
+import type { SessionTable } from "./sessions/session-table.ts";
 import type { StatusWriter } from "./status/status-writer.ts";
 
 export interface RuntimedDeps {
@@ -34,9 +43,11 @@ export interface RuntimedDeps {
   artifacts?: RunArtifacts;
   /** The function Runs served here (shared with the dataplane). */
   table: FunctionTable;
+  /** The sessions served here (shared with the dataplane's SessionService). */
+  sessions: { table: SessionTable; budget: QueueBudget; metrics: SessionMetrics };
 }
 
-type Supervisor = RunSupervisor | FunctionSupervisor;
+type Supervisor = RunSupervisor | FunctionSupervisor | SessionSupervisor;
 
 const FINISHED_MEMORY = 10_000;
 
@@ -48,6 +59,8 @@ export class Runtimed {
   private known = new Set<string>();
   /** Function registrations the Runtime Server held at start-up, by Run UID (re-adopted as they are). */
   private knownFunctions = new Map<string, FunctionRegistration>();
+  /** Sessions the Runtime Server held at start-up, by Run UID (re-adopted without a status write). */
+  private knownSessions = new Map<string, SessionInfo>();
   private informer: Informer<Run> | undefined;
   private draining = false;
   private idle: (() => void) | undefined;
@@ -67,6 +80,8 @@ export class Runtimed {
     this.known = new Set(listed.executions.map((x) => `${x.runUid}/${x.attempt}`));
     const registrations = await this.listFunctions();
     this.knownFunctions = new Map(registrations.map((r) => [r.runUid, r]));
+    const openSessions = await this.listSessions();
+    this.knownSessions = new Map(openSessions.map((x) => [x.session?.runUid ?? "", x]));
     const fieldSelector = await this.fieldSelector();
     const informer = new Informer<Run>(this.d.client, path(RunResource, this.d.o.pod.namespace), {
       ...(fieldSelector ? { fieldSelector } : {}),
@@ -105,6 +120,20 @@ export class Runtimed {
         .unregister({ runUid: r.runUid, attempt: r.attempt, mode: UnregisterMode.CANCEL })
         .catch(() => {});
     }
+    this.knownSessions.clear();
+    for (const x of openSessions) {
+      if (x.state === SessionState.CLOSED) continue;
+      const uid = x.session?.runUid ?? "";
+      const sup = this.supervisors.get(uid);
+      if (sup && sup.currentAttempt === x.session?.attempt) continue;
+      this.d.log.info(
+        { runUID: uid, attempt: x.session?.attempt, run: x.runName },
+        "closing a session no assigned Run owns",
+      );
+      await this.d.server.sessions
+        .close({ session: { runUid: uid, attempt: x.session?.attempt ?? 0 }, mode: CloseMode.CANCEL })
+        .catch(() => {});
+    }
     this.d.log.info(
       { fieldSelector: fieldSelector ?? "(none: filtering client-side)", adopted: this.supervisors.size },
       "watching assigned Runs",
@@ -125,6 +154,16 @@ export class Runtimed {
       return (await this.d.server.functions.list({})).registrations;
     } catch (e) {
       this.d.log.info({ err: String(e) }, "the Runtime Server lists no function registrations");
+      return [];
+    }
+  }
+
+  /** The server's sessions; empty when it does not implement session mode. */
+  private async listSessions(): Promise<SessionInfo[]> {
+    try {
+      return (await this.d.server.sessions.list({})).sessions;
+    } catch (e) {
+      this.d.log.info({ err: String(e) }, "the Runtime Server lists no sessions");
       return [];
     }
   }
@@ -187,6 +226,10 @@ export class Runtimed {
       this.considerFunction(run, key);
       return;
     }
+    if (mode === RunMode.Session) {
+      this.considerSession(run, key);
+      return;
+    }
     if (s.phase !== RunPhase.Scheduled && s.phase !== RunPhase.Running) return;
     if (mode !== RunMode.Task) {
       this.d.log.warn(
@@ -229,6 +272,30 @@ export class Runtimed {
       known,
     );
     this.d.log.debug({ key, phase }, "function Run assigned here");
+    this.supervisors.set(uid, next);
+    next.start();
+  }
+
+  /** A session Run: Scheduled opens it; Ready or Finalizing (after a restart) re-adopts it. */
+  private considerSession(run: Run, key: string): void {
+    const phase = run.status?.phase;
+    if (phase !== RunPhase.Scheduled && phase !== RunPhase.Ready && phase !== RunPhase.Finalizing) return;
+    const uid = run.metadata.uid ?? "";
+    const next = new SessionSupervisor(
+      run,
+      {
+        ...this.d,
+        sessions: this.d.server.sessions,
+        sessionMetrics: this.d.sessions.metrics,
+        table: this.d.sessions.table,
+        budget: this.d.sessions.budget,
+        draining: () => this.draining,
+        done: (finished) => this.done(finished),
+      },
+      phase === RunPhase.Scheduled ? "new" : "adopt",
+      this.knownSessions.get(uid),
+    );
+    this.d.log.debug({ key, phase }, "session Run assigned here");
     this.supervisors.set(uid, next);
     next.start();
   }

@@ -83,9 +83,11 @@ export class RunArtifacts {
     attempt: number,
     outcome: Outcome,
     signal: AbortSignal,
+    /** Where the files are; default the attempt's directory (`dirFor`). Sessions: in their workspace. */
+    from?: string,
   ): Promise<StoredArtifacts | null> {
     const uid = run.metadata.uid ?? "";
-    const dir = this.dirFor(uid, attempt);
+    const dir = from ?? this.dirFor(uid, attempt);
     const t0 = performance.now();
     let log = this.log;
     try {

@@ -10,10 +10,12 @@
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import { FunctionDataplaneService } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
+import { SessionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 import type { FunctionTable } from "../functions/function-table.ts";
 import type { Logger } from "../logger.ts";
 import type { InvocationResult, Metrics } from "../metrics.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
+import { type SessionServiceDeps, sessionServiceImpl } from "../sessions/session-service.ts";
 import { fastInvoke, INVOKE_PATH, takesFastPath } from "./fast-path.ts";
 import { checkFence } from "./fence.ts";
 import { resultOfError, resultOfResponse } from "./invoke-result.ts";
@@ -32,10 +34,12 @@ export interface DataplaneDeps {
   metrics: Metrics;
   log: Logger;
   draining(): boolean;
+  /** Sessions served here: kruntimes.gateway.v1.SessionService on the same port. */
+  sessions?: Pick<SessionServiceDeps, "table" | "sessions" | "metrics">;
 }
 
 /** The server's own errors as they are; transport failures classified (server-unreachable.ts). */
-function fromServer(e: unknown): ConnectError {
+export function fromServer(e: unknown): ConnectError {
   const err = ConnectError.from(e);
   if (
     err.details.length === 0 &&
@@ -93,6 +97,11 @@ export function dataplaneHandler(d: Omit<DataplaneDeps, "host" | "port">): Datap
       }
     },
   });
+  if (d.sessions)
+    router.service(
+      SessionService,
+      sessionServiceImpl({ ...d.sessions, podUID: d.podUID, auth: d.auth, draining: d.draining }),
+    );
   const handlers = new Map<string, DataplaneHandler>();
   for (const h of router.handlers) handlers.set(h.requestPath, createFetchHandler(h));
   return async (request) => {

@@ -10,22 +10,26 @@ import {
   RouteFailureSchema,
   type RouteFence,
 } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
-import type { FunctionTable, Served } from "../functions/function-table.ts";
+import type { Served } from "../functions/function-table.ts";
 
-export interface FenceContext {
+export interface FenceContext<S extends Served = Served> {
   podUID: string;
-  table: FunctionTable;
+  /** What this runtimed serves: function registrations, or sessions. */
+  table: { get(uid: string): S | undefined };
   draining: boolean;
 }
 
-function refuse(message: string, reason: RouteFailure_Reason, podUID = "", attempt = 0): ConnectError {
+export function refuse(message: string, reason: RouteFailure_Reason, podUID = "", attempt = 0): ConnectError {
   return new ConnectError(message, Code.FailedPrecondition, undefined, [
     { desc: RouteFailureSchema, value: create(RouteFailureSchema, { reason, podUid: podUID, attempt }) },
   ]);
 }
 
 /** The served entry, or the ConnectError to answer with. */
-export function checkFence(fence: RouteFence | undefined, c: FenceContext): Served | ConnectError {
+export function checkFence<S extends Served = Served>(
+  fence: RouteFence | undefined,
+  c: FenceContext<S>,
+): S | ConnectError {
   if (!fence?.runUid) return new ConnectError("fence.run_uid is required", Code.InvalidArgument);
   const who = `${fence.namespace}/${fence.runName}`;
   if (c.draining)

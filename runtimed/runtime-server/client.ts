@@ -9,12 +9,14 @@ import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { FunctionService } from "@kruntimes/api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { RuntimeService } from "@kruntimes/api/gen/kruntimes/runtime/v1/runtime_pb.ts";
+import { SessionService } from "@kruntimes/api/gen/kruntimes/runtime/v1/session_pb.ts";
 import { TaskService } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 
 export interface RuntimeServerClients {
   tasks: Client<typeof TaskService>;
   runtime: Client<typeof RuntimeService>;
   functions: Client<typeof FunctionService>;
+  sessions: Client<typeof SessionService>;
 }
 
 /** Bun's fetch over the Unix socket, with no idle timeout on the response. */
@@ -33,5 +35,6 @@ export function runtimeServerClients(socketPath: string): RuntimeServerClients {
     tasks: createClient(TaskService, transport),
     runtime: createClient(RuntimeService, transport),
     functions: createClient(FunctionService, transport),
+    sessions: createClient(SessionService, transport),
   };
 }
