@@ -151,7 +151,15 @@ suite("artifacts (real runtimed, filesystem store on a PersistentVolumeClaim, ma
 
   test("the maintainer mounts the same claim; krt artifact download verifies size and digest", async () => {
     const storeId = stored.metadata.labels?.[Labels.artifactStore] as string;
-    const d = await client.get<DeploymentLike>(path(R.deployments, ns.name, maintainerName(storeId)));
+    // The controller applies the maintainer when it sees the Run's finalizer: wait for it.
+    const d = await eventually(
+      "the maintainer Deployment",
+      () =>
+        client
+          .get<DeploymentLike>(path(R.deployments, ns.name, maintainerName(storeId)))
+          .catch(() => undefined),
+      60_000,
+    );
     const vol = d.spec.template.spec.volumes?.find((v) => v.persistentVolumeClaim);
     expect(vol?.persistentVolumeClaim?.claimName).toBe("artifacts");
     expect(d.spec.template.spec.containers[0]?.volumeMounts?.some((m) => m.name === vol?.name)).toBe(true);
