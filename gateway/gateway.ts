@@ -47,6 +47,8 @@ export interface GatewayDeps {
   reviewer?: Reviewer;
   /** The --http-port surface: Elysia (default) or hand-matched routes on plain Bun.serve (benchmark baseline). */
   httpSurface?: "elysia" | "bun";
+  /** gRPC Invoke through connect-node's adapter instead of the unary path (benchmark comparison). */
+  grpcThroughAdapter?: boolean;
 }
 
 export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<Gateway> {
@@ -126,6 +128,7 @@ export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<G
       fallback: app.handle,
       maxBodyBytes,
       log: d.log,
+      invoker: d.grpcThroughAdapter ? undefined : invoker,
     };
     if (o.protocols.has("http")) {
       const l: Listener = await serveH2c(nodeDeps, o.host, o.grpcPort);

@@ -38,11 +38,14 @@ export async function measure(path: string, caller: Caller, o: BenchOptions): Pr
 }
 
 /** Starts gateway/testing/standin-server.ts and returns its ports and a stop function. */
-export async function startStandin(surface: "elysia" | "bun") {
-  const child = Bun.spawn(["bun", `${import.meta.dir}/../../gateway/testing/standin-server.ts`, surface], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+export async function startStandin(surface: "elysia" | "bun", grpc: "unary" | "grpc-adapter" = "unary") {
+  const child = Bun.spawn(
+    ["bun", `${import.meta.dir}/../../gateway/testing/standin-server.ts`, surface, grpc],
+    {
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   const reader = child.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -55,7 +58,7 @@ export async function startStandin(surface: "elysia" | "bun") {
     grpc: number;
     dataplane: number;
   };
-  return { ports, stop: () => child.kill() };
+  return { ports, pid: child.pid, stop: () => child.kill() };
 }
 
 /** The stand-in run: every gateway protocol, the direct dataplane call and the echo floor. */

@@ -97,6 +97,28 @@ export interface ClusterRow extends Row {
   round: number;
   lang: Lang | "-";
   target: string;
+  /**
+   * Gateway cells: mean µs per call inside the gateway's Invoker (auth decision cache, route,
+   * limits, metrics) beyond its dataplane call: its request-duration histogram minus its
+   * dataplane-duration histogram over the cell, from /metrics. Decoding and encoding the caller's
+   * protocol happen outside it; the rest of the added latency is those and the extra hop.
+   */
+  inGatewayMeanUs?: number;
+}
+
+/** Sums of the gateway's request and dataplane duration histograms (all labels), from /metrics. */
+async function scrapeDurations(metricsPort: number): Promise<{ req: number; dp: number; n: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const sum = (name: string) =>
+    text
+      .split("\n")
+      .filter((l) => l.startsWith(name))
+      .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+  return {
+    req: sum("kruntimes_gateway_request_duration_seconds_sum"),
+    dp: sum("kruntimes_gateway_dataplane_duration_seconds_sum"),
+    n: sum("kruntimes_gateway_request_duration_seconds_count"),
+  };
 }
 
 /** Sets everything up, measures, tears everything down; returns one row per round × cell. */
@@ -204,7 +226,8 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
         "--grpc-port=0",
         "--metrics-port=0",
         `--dataplane-token-file=${tokenFile}`,
-        "--log-level=warn",
+        // info: the start line carries the ports; nothing is logged per call at info.
+        "--log-level=info",
       ],
       { KUBECONFIG: kubeconfig },
     );
@@ -281,11 +304,22 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
     for (let round = 1; round <= o.rounds; round++)
       for (const concurrency of o.concurrency)
         for (const t of targets) {
+          const m0 = await scrapeDurations(gw.ports.metrics);
           const r = await runLoad(t.caller, { concurrency, durationMs: o.durationMs, warmupMs: o.warmupMs });
-          const row = { round, lang: t.lang, target: t.target, path: `${t.lang} ${t.target}`, ...r };
+          const m1 = await scrapeDurations(gw.ports.metrics);
+          const inGatewayMeanUs =
+            m1.n > m0.n ? ((m1.req - m0.req - (m1.dp - m0.dp)) / (m1.n - m0.n)) * 1e6 : undefined;
+          const row = {
+            round,
+            lang: t.lang,
+            target: t.target,
+            path: `${t.lang} ${t.target}`,
+            ...r,
+            ...(inGatewayMeanUs !== undefined ? { inGatewayMeanUs } : {}),
+          };
           rows.push(row);
           log(
-            `round ${round} c=${String(concurrency).padEnd(3)} ${t.lang.padEnd(6)} ${t.target.padEnd(40)} p50 ${(r.p50 / 1000).toFixed(3)} ms  p99 ${(r.p99 / 1000).toFixed(3)} ms  ${Math.round(r.rps)}/s  errors ${r.errors}${r.firstError ? ` (${r.firstError.slice(0, 60)})` : ""}`,
+            `round ${round} c=${String(concurrency).padEnd(3)} ${t.lang.padEnd(6)} ${t.target.padEnd(40)} p50 ${(r.p50 / 1000).toFixed(3)} ms  p99 ${(r.p99 / 1000).toFixed(3)} ms  ${Math.round(r.rps)}/s  errors ${r.errors}${inGatewayMeanUs !== undefined ? `  in-gateway ${(inGatewayMeanUs / 1000).toFixed(3)} ms` : ""}${r.firstError ? ` (${r.firstError.slice(0, 60)})` : ""}`,
           );
         }
     return rows;
@@ -323,6 +357,9 @@ export function medians(rows: ClusterRow[]): ClusterRow[] {
       p50: med(g.map((r) => r.p50)),
       p95: med(g.map((r) => r.p95)),
       p99: med(g.map((r) => r.p99)),
+      ...(f.inGatewayMeanUs !== undefined
+        ? { inGatewayMeanUs: med(g.map((r) => r.inGatewayMeanUs ?? 0)) }
+        : {}),
     };
   });
 }

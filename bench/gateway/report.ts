@@ -24,8 +24,8 @@ export function clusterTables(rows: ClusterRow[]): string {
     if (mine.length === 0) continue;
     out.push(`### ${lang}`, "");
     out.push(
-      "| conc | target | p50 ms | p95 ms | p99 ms | req/s | errors | p50 − direct ms | p50 / direct |",
-      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+      "| conc | target | p50 ms | p95 ms | p99 ms | req/s | errors | p50 − direct ms | p50 / direct | invoker own mean ms |",
+      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     );
     for (const c of [...new Set(mine.map((r) => r.concurrency))]) {
       const direct = mine.find((r) => r.concurrency === c && r.target.startsWith("floor: runtimed"));
@@ -38,7 +38,7 @@ export function clusterTables(rows: ClusterRow[]): string {
             ? `${(r.p50 - direct.p50 >= 0 ? "+" : "") + ms(r.p50 - direct.p50)} | ${(r.p50 / direct.p50).toFixed(2)}×`
             : " | ";
         out.push(
-          `| ${c} | ${r.target} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${Math.round(r.rps)} | ${r.errors} | ${vs} |`,
+          `| ${c} | ${r.target} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${Math.round(r.rps)} | ${r.errors} | ${vs} | ${r.inGatewayMeanUs !== undefined ? ms(r.inGatewayMeanUs) : ""} |`,
         );
       }
     }

@@ -7,13 +7,15 @@
  * files change (cert-manager and the kubelet replace them; see watchKeyPair).
  */
 import { type FSWatcher, readFileSync, watch } from "node:fs";
-import http2 from "node:http2";
+import http2, { type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import type { ConnectRouter, ConnectRouterOptions } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
 import { nodeToFetch } from "../http/node-bridge.ts";
+import type { Invoker } from "../invoke/invoker.ts";
+import { serveGrpcUnary, takesGrpcUnary } from "./grpc-unary.ts";
 
 export interface NodeListenerDeps {
   routes: (r: ConnectRouter) => void;
@@ -22,6 +24,8 @@ export interface NodeListenerDeps {
   fallback: (request: Request) => Response | Promise<Response>;
   maxBodyBytes: number;
   log: Logger;
+  /** Serves gRPC Invoke itself (grpc-unary.ts) instead of through connect-node; unset: the adapter serves everything. */
+  invoker?: Invoker;
 }
 
 export interface Listener {
@@ -55,11 +59,17 @@ function closer(
 }
 
 function handler(d: NodeListenerDeps, scheme: "http" | "https") {
-  return connectNodeAdapter({
+  const adapter = connectNodeAdapter({
     ...d.routerOptions,
     routes: d.routes,
     fallback: nodeToFetch(d.fallback, scheme, d.maxBodyBytes),
   });
+  const invoker = d.invoker;
+  if (!invoker) return adapter;
+  return (req: Http2ServerRequest, res: Http2ServerResponse) => {
+    if (takesGrpcUnary(req)) void serveGrpcUnary(invoker, d.maxBodyBytes, req, res);
+    else adapter(req, res);
+  };
 }
 
 export async function serveH2c(d: NodeListenerDeps, host: string, port: number): Promise<Listener> {

@@ -1,7 +1,7 @@
 /**
  * The gateway as a real process (`bun gateway/main.ts`), for the cluster suite and the cluster
- * benchmark: started with the given flags, its ports read from its "gateway started" log line,
- * returned once /readyz answers 200.
+ * benchmark: started with the given flags, its ports read from its "gateway started" log line
+ * (so the log level must be info or lower), returned once /readyz answers 200.
  */
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,10 +18,11 @@ export interface GatewayProc {
   exited: Promise<number>;
 }
 
+/** Polls `f` until it returns a value; `f` throwing ends the wait with its error. */
 async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms: number): Promise<T> {
   const end = performance.now() + ms;
   for (;;) {
-    const v = await f().catch(() => undefined);
+    const v = await f();
     if (v) return v;
     if (performance.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await Bun.sleep(100);
@@ -58,7 +59,7 @@ export async function startGatewayProcess(
   const ports = (JSON.parse(line) as { ports: GatewayProc["ports"] }).ports;
   await until(
     "gateway ready",
-    async () => (await fetch(`http://127.0.0.1:${ports.metrics}/readyz`)).ok,
+    async () => (await fetch(`http://127.0.0.1:${ports.metrics}/readyz`).catch(() => undefined))?.ok,
     30_000,
   );
   return {

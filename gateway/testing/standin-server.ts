@@ -1,7 +1,8 @@
 /**
  * The server side of the stand-in gateway benchmark (bench/gateway), in its own process (so the load generator does not
  * share its event loop): a stand-in apiserver, a stand-in runtimed dataplane (real contract, echo
- * handler) and the gateway (`elysia` or `bun` HTTP surface, argv[2]). Prints one JSON line with the
+ * handler) and the gateway (`elysia` or `bun` HTTP surface, argv[2]; argv[3] `grpc-adapter` serves gRPC
+ * through connect-node's adapter instead of the unary path). Prints one JSON line with the
  * ports, then serves until killed.
  */
 import { writeFileSync } from "node:fs";
@@ -46,6 +47,7 @@ const gw = await startGateway(options, {
   client: kube.client(),
   log: pino({ level: "warn" }),
   httpSurface: surface,
+  grpcThroughAdapter: process.argv[3] === "grpc-adapter",
 });
 await gw.routes.waitForSync();
 console.log(JSON.stringify({ http: gw.ports.http, grpc: gw.ports.grpc, dataplane: dp.port }));
