@@ -74,6 +74,8 @@ type Interrupt = "drain" | "idle" | "timeout" | "cancel" | "delete" | "lost" | "
 
 /** The directory of the workspace exported as artifacts. */
 export const SESSION_ARTIFACTS_DIR = ".artifacts";
+/** Where the Runtime Server keeps session workspaces, under the shared workspace volume. */
+const SERVER_SESSION_ROOT = "runs";
 
 const hostPort = (host: string, port: number) =>
   host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
@@ -250,7 +252,10 @@ export class SessionSupervisor {
   private async open(): Promise<SessionInfo | undefined> {
     const env: Record<string, string> = {};
     const workspaceDir = `${this.uid}/session`;
-    if (this.d.artifacts) env[ARTIFACTS_ENV] = join(this.d.o.workspace, workspaceDir, SESSION_ARTIFACTS_DIR);
+    // The Runtime Server's session root is `<workspace>/runs` (runtimes/server/options.ts); the
+    // export reads the directory the server reports (see artifactsDir).
+    if (this.d.artifacts)
+      env[ARTIFACTS_ENV] = join(this.d.o.workspace, SERVER_SESSION_ROOT, workspaceDir, SESSION_ARTIFACTS_DIR);
     let delay = 50;
     for (;;) {
       if (this.interrupt) return undefined;
@@ -270,6 +275,15 @@ export class SessionSupervisor {
             })
             .catch((e) => this.log.warn({ err: String(e) }, "no artifacts directory in the workspace"));
         }
+        if (
+          this.d.artifacts &&
+          res.info?.workspace &&
+          join(res.info.workspace, SESSION_ARTIFACTS_DIR) !== env[ARTIFACTS_ENV]
+        )
+          this.log.warn(
+            { workspace: res.info.workspace, artifactsDir: env[ARTIFACTS_ENV] },
+            "the Runtime Server's workspace is not where runtimed expects it: $KRUNTIME_ARTIFACTS_DIR is outside the session's workspace",
+          );
         this.log.info({ workspace: res.info?.workspace, created: res.created }, "session opened");
         return res.info;
       } catch (e) {
@@ -422,7 +436,7 @@ export class SessionSupervisor {
     let refs: ArtifactRef[] = [];
     let final = outcome;
     if (this.d.artifacts) {
-      const dir = join(this.d.o.workspace, this.uid, "session", SESSION_ARTIFACTS_DIR);
+      const dir = join(this.d.o.workspace, SERVER_SESSION_ROOT, this.uid, "session", SESSION_ARTIFACTS_DIR);
       const stored = await this.d.artifacts.record(
         this.run,
         this.attempt,
