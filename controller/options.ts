@@ -112,6 +112,16 @@ export const FLAGS = {
     default: "",
     help: "comma-separated usernames runtimed lets call its dataplane, e.g. system:serviceaccount:kruntimes:kruntimes-gateway (empty: nobody)",
   },
+  "session-max-queued-total": {
+    kind: "int",
+    default: "4096",
+    help: "rendered into every runtimed: mutations queued in all sessions of one runtimed together; more are refused RESOURCE_EXHAUSTED (429)",
+  },
+  "session-close-deadline": {
+    kind: "duration",
+    default: "30s",
+    help: "rendered into every runtimed: how long a draining session's running operations may finish (runtimed → Runtime Server Close DRAIN deadline)",
+  },
   "dataplane-network-policy": {
     kind: "bool",
     default: "false",
@@ -160,6 +170,8 @@ export interface ControllerOptions {
   warmPoolMax: number;
   dataplanePort: number;
   dataplaneSubjects: string[];
+  sessionMaxQueuedTotal: number;
+  sessionCloseDeadlineMs: number;
   dataplaneNetworkPolicy: boolean;
   gatewayNamespace?: string;
   gatewayPodLabels: Record<string, string>;
@@ -262,6 +274,8 @@ export function parseOptions(
     warmPoolMax: Math.max(0, get("warm-pool-max") as number),
     dataplanePort: get("dataplane-port") as number,
     dataplaneSubjects: get<string[]>("dataplane-subjects") ?? [],
+    sessionMaxQueuedTotal: Math.max(1, get("session-max-queued-total") as number),
+    sessionCloseDeadlineMs: get("session-close-deadline") as number,
     dataplaneNetworkPolicy: get("dataplane-network-policy") as boolean,
     gatewayNamespace: get("gateway-namespace"),
     gatewayPodLabels: labelMap("gateway-pod-labels", get<string[]>("gateway-pod-labels") ?? []),

@@ -84,6 +84,8 @@ export class Manager {
           warmPoolMax: o.warmPoolMax,
           dataplanePort: o.dataplanePort,
           dataplaneSubjects: o.dataplaneSubjects,
+          sessionMaxQueuedTotal: o.sessionMaxQueuedTotal,
+          sessionCloseDeadlineMs: o.sessionCloseDeadlineMs,
           dataplaneNetworkPolicy: o.dataplaneNetworkPolicy,
           ...(o.gatewayNamespace ? { gatewayNamespace: o.gatewayNamespace } : {}),
           gatewayPodLabels: o.gatewayPodLabels,

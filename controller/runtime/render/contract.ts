@@ -29,6 +29,8 @@ export const Env = {
   heartbeatIntervalMs: "KRT_HEARTBEAT_INTERVAL_MS",
   dataplanePort: "KRT_DATAPLANE_PORT",
   dataplaneSubjects: "KRT_DATAPLANE_SUBJECTS",
+  sessionMaxQueuedTotal: "KRT_SESSION_MAX_QUEUED_TOTAL",
+  sessionCloseDeadlineMs: "KRT_SESSION_CLOSE_DEADLINE_MS",
 } as const;
 
 /** runtimed's HTTP port name (readiness `/readyz`, liveness `/healthz`, `/metrics`). */

@@ -17,6 +17,9 @@ export interface RenderOptions {
   dataplanePort: number;
   /** Usernames allowed to call the dataplane (the gateway's ServiceAccount); empty: nobody. */
   dataplaneSubjects: string[];
+  /** runtimed's session bounds (KRT_SESSION_MAX_QUEUED_TOTAL, KRT_SESSION_CLOSE_DEADLINE_MS); absent: runtimed's defaults. */
+  sessionMaxQueuedTotal?: number;
+  sessionCloseDeadlineMs?: number;
   /** Render a NetworkPolicy per Runtime: the dataplane port only from the gateway pods. */
   dataplaneNetworkPolicy: boolean;
   /** Where the gateway pods run (absent: the Runtime's own namespace) and their labels. */

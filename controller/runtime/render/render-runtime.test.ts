@@ -185,6 +185,17 @@ describe("the dataplane", () => {
     expect(env.KRT_DATAPLANE_SUBJECTS).toBe("system:serviceaccount:kruntimes:kruntimes-gateway");
   });
 
+  test("runtimed gets the session bounds the controller was given", () => {
+    const { template } = renderPodTemplate(aRuntime("bash"), {
+      ...OPTS,
+      sessionMaxQueuedTotal: 128,
+      sessionCloseDeadlineMs: 5000,
+    });
+    const env = Object.fromEntries((container(template, "runtimed").env ?? []).map((e) => [e.name, e.value]));
+    expect(env.KRT_SESSION_MAX_QUEUED_TOTAL).toBe("128");
+    expect(env.KRT_SESSION_CLOSE_DEADLINE_MS).toBe("5000");
+  });
+
   test("the headless Service lists the dataplane port (EndpointSlices carry it)", () => {
     const svc = renderRuntime(aRuntime("bash"), OPTS).objects.find((o) => o.resource.plural === "services")
       ?.body as unknown as { spec: { clusterIP: string; ports: unknown[] } };

@@ -49,6 +49,12 @@ export function runtimedContainer(
       { name: Env.heartbeatIntervalMs, value: String(o.heartbeatIntervalMs) },
       { name: Env.dataplanePort, value: String(o.dataplanePort) },
       { name: Env.dataplaneSubjects, value: o.dataplaneSubjects.join(",") },
+      ...(o.sessionMaxQueuedTotal
+        ? [{ name: Env.sessionMaxQueuedTotal, value: String(o.sessionMaxQueuedTotal) }]
+        : []),
+      ...(o.sessionCloseDeadlineMs
+        ? [{ name: Env.sessionCloseDeadlineMs, value: String(o.sessionCloseDeadlineMs) }]
+        : []),
       { name: "TMPDIR", value: RUNTIMED_TMP },
     ],
     ports: [
