@@ -6,15 +6,19 @@ import { ArtifactListCommand } from "./commands/artifact-list.ts";
 import { BenchCommand } from "./commands/bench.ts";
 import { CancelCommand } from "./commands/cancel.ts";
 import { CompletionCommand } from "./commands/completion.ts";
+import { CpCommand } from "./commands/cp.ts";
 import { DeleteCommand } from "./commands/delete.ts";
 import { DescribeCommand } from "./commands/describe.ts";
+import { ExecCommand } from "./commands/exec.ts";
 import { GetCommand } from "./commands/get.ts";
 import { InvokeCommand } from "./commands/invoke.ts";
 import { ListCommand } from "./commands/list.ts";
 import { LogsCommand } from "./commands/logs.ts";
+import { LsCommand } from "./commands/ls.ts";
 import { RunCommand } from "./commands/run.ts";
 import { RuntimeGetCommand } from "./commands/runtime-get.ts";
 import { RuntimeListCommand } from "./commands/runtime-list.ts";
+import { SessionCloseCommand, SessionCreateCommand } from "./commands/session.ts";
 import { VersionCommand } from "./commands/version.ts";
 import { WaitCommand } from "./commands/wait.ts";
 import type { KrtContext } from "./context.ts";
@@ -22,6 +26,11 @@ import type { KrtContext } from "./context.ts";
 export const COMMANDS = [
   RunCommand,
   InvokeCommand,
+  SessionCreateCommand,
+  ExecCommand,
+  CpCommand,
+  LsCommand,
+  SessionCloseCommand,
   GetCommand,
   ListCommand,
   DescribeCommand,

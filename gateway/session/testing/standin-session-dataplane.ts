@@ -51,6 +51,11 @@ export function startStandinSessionDataplane(o: {
   podUID: string;
   /** run UID → attempt this pod serves */
   serves: Map<string, number>;
+  /**
+   * Act as the gateway instead (for krt's tests): no fence, callers must send this bearer token
+   * and name a Run in `runs` (others: NOT_FOUND), served over TLS when `tls` is given.
+   */
+  gateway?: { token: string; runs: Set<string>; tls?: { cert: string; key: string } };
 }): StandinSessionDataplane {
   const files = new Map<string, Uint8Array>();
   const dirs = new Set<string>([""]);
@@ -59,8 +64,23 @@ export function startStandinSessionDataplane(o: {
   const uploads = new Map<string, { path: string; chunks: Uint8Array[]; size: number }>();
   let gate = Promise.withResolvers<void>();
 
-  const fenced = (method: string, ctx: HandlerContext) => {
+  const fenced = (method: string, ctx: HandlerContext, req?: { target?: { run: string } }) => {
     const h = ctx.requestHeader;
+    if (o.gateway) {
+      calls.push({
+        method,
+        caller: "",
+        authorization: h.get("authorization") ?? "",
+        runUID: "",
+        podUID: "",
+        attempt: "",
+      });
+      if (h.get("authorization") !== `Bearer ${o.gateway.token}`)
+        throw new ConnectError("the bearer token was not accepted", Code.Unauthenticated);
+      if (!o.gateway.runs.has(req?.target?.run ?? ""))
+        throw new ConnectError(`run ${req?.target?.run} does not exist`, Code.NotFound);
+      return;
+    }
     const seen = {
       method,
       caller: h.get("x-kruntimes-caller") ?? "",
@@ -121,7 +141,7 @@ export function startStandinSessionDataplane(o: {
   const router = createConnectRouter();
   router.service(SessionService, {
     async *exec(req, ctx) {
-      fenced("Exec", ctx);
+      fenced("Exec", ctx, req);
       const args =
         req.command?.program.case === "argv"
           ? req.command.program.value.args
@@ -144,8 +164,10 @@ export function startStandinSessionDataplane(o: {
         await gate.promise;
         gate = Promise.withResolvers<void>();
         yield out("released\n", "stderr");
-      } else if (args[0] === "exit") code = Number(args[1]);
-      else if (args[0] === "echo") yield out(`${args.slice(1).join(" ")}\n`);
+      } else if (args[0] === "exit") {
+        yield out(`exiting ${args[1]}\n`, "stderr");
+        code = Number(args[1]);
+      } else if (args[0] === "echo") yield out(`${args.slice(1).join(" ")}\n`);
       else if (args[0] === "sh") yield out(`${args[1]}|${req.workingDir}|${JSON.stringify(req.env)}\n`);
       yield {
         operationId,
@@ -153,7 +175,7 @@ export function startStandinSessionDataplane(o: {
       };
     },
     async *readFile(req, ctx) {
-      fenced("ReadFile", ctx);
+      fenced("ReadFile", ctx, req);
       const p = confined(req.path);
       const file = files.get(p);
       if (!file) throw new ConnectError(`${p}: no such file`, Code.NotFound);
@@ -170,7 +192,7 @@ export function startStandinSessionDataplane(o: {
       }
     },
     async writeFile(req, ctx) {
-      fenced("WriteFile", ctx);
+      fenced("WriteFile", ctx, req);
       const p = confined(req.path);
       writes.push({
         uploadId: req.uploadId,
@@ -196,11 +218,11 @@ export function startStandinSessionDataplane(o: {
       return { received: BigInt(up.size), info: info(p) };
     },
     async stat(req, ctx) {
-      fenced("Stat", ctx);
+      fenced("Stat", ctx, req);
       return { info: info(confined(req.path)) };
     },
     async listFiles(req, ctx) {
-      fenced("ListFiles", ctx);
+      fenced("ListFiles", ctx, req);
       const dir = confined(req.path);
       if (!isDir(dir)) throw new ConnectError(`${dir}: not a directory`, Code.NotFound);
       const limit = Math.min(req.limit || 100, 1000);
@@ -215,16 +237,16 @@ export function startStandinSessionDataplane(o: {
       };
     },
     async makeDir(req, ctx) {
-      fenced("MakeDir", ctx);
+      fenced("MakeDir", ctx, req);
       dirs.add(confined(req.path));
       return { info: info(confined(req.path)) };
     },
     async remove(req, ctx) {
-      fenced("Remove", ctx);
+      fenced("Remove", ctx, req);
       return { removed: files.delete(confined(req.path)) };
     },
     async rename(req, ctx) {
-      fenced("Rename", ctx);
+      fenced("Rename", ctx, req);
       const data = files.get(confined(req.from));
       if (!data) throw new ConnectError(`${req.from}: no such file`, Code.NotFound);
       files.delete(req.from);
@@ -232,23 +254,23 @@ export function startStandinSessionDataplane(o: {
       return { info: info(req.to) };
     },
     async cancelOperation(req, ctx) {
-      fenced("CancelOperation", ctx);
+      fenced("CancelOperation", ctx, req);
       return { cancelled: req.operationId === "op-1" };
     },
     async startProcess(req, ctx) {
-      fenced("StartProcess", ctx);
+      fenced("StartProcess", ctx, req);
       return { process: { processId: req.processId || "p-1", pid: 7, running: true } };
     },
     async signalProcess(req, ctx) {
-      fenced("SignalProcess", ctx);
+      fenced("SignalProcess", ctx, req);
       return { process: { processId: req.processId, running: false, signal: req.signal } };
     },
     async waitProcess(req, ctx) {
-      fenced("WaitProcess", ctx);
+      fenced("WaitProcess", ctx, req);
       return { process: { processId: req.processId, running: false, reason: ExitReason.EXITED } };
     },
-    async listProcesses(_req, ctx) {
-      fenced("ListProcesses", ctx);
+    async listProcesses(req, ctx) {
+      fenced("ListProcesses", ctx, req);
       return { processes: [{ processId: "p-1", running: true }] };
     },
   });
@@ -258,6 +280,7 @@ export function startStandinSessionDataplane(o: {
     hostname: "127.0.0.1",
     port: 0,
     idleTimeout: 0,
+    ...(o.gateway?.tls ? { tls: o.gateway.tls } : {}),
     fetch(request) {
       const h = handlers.get(new URL(request.url).pathname);
       return h ? h(request) : new Response("no", { status: 404 });
