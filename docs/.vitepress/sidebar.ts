@@ -28,6 +28,8 @@ const SECTIONS: { text: string; items: Item[] }[] = [
       { text: "Runs", link: "/concepts/runs" },
       { text: "Functions", link: "/concepts/functions" },
       { text: "Writing function handlers", link: "/concepts/functions-handlers" },
+      { text: "Sessions", link: "/concepts/sessions" },
+      { text: "Sessions: the security boundary", link: "/concepts/sessions-security" },
       { text: "The gateway", link: "/concepts/gateway" },
       { text: "Scheduling", link: "/concepts/scheduling" },
       { text: "Artifacts", link: "/concepts/artifacts" },
