@@ -37,6 +37,23 @@ function setup(run: Run, podAlive = true) {
 }
 
 describe("RecoveryReconciler", () => {
+  test("a session whose pod is gone ends Failed even with retries left (never re-placed)", async () => {
+    const run = aRun({
+      name: "s",
+      mode: "session",
+      retry: { maxAttempts: 3 },
+      status: boundTo("p1", 1, "Ready"),
+    });
+    const { r, writer } = setup(run, false);
+    await r.reconcile("ns/s");
+    const s = writer.lastStatus();
+    expect(s?.phase).toBe(RunPhase.Failed);
+    expect(s?.reason).toBe("PodGone");
+    expect(s?.attempt).toBe(1);
+    expect(s?.endpoint).toBeUndefined();
+    expect(s?.message).toContain("never re-placed");
+  });
+
   test("a healthy assignment is left alone", async () => {
     const { r, writer } = setup(aRun({ name: "a", status: boundTo("p1", 1, "Running") }));
     expect((await r.reconcile("ns/a")).kind).toBe("done");
