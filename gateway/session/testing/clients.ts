@@ -2,3 +2,4 @@
 export { Code, ConnectError, createClient } from "@connectrpc/connect";
 export { createGrpcTransport } from "@connectrpc/connect-node";
 export { createConnectTransport } from "@connectrpc/connect-web";
+export { default as pino } from "pino";
