@@ -162,6 +162,36 @@ describe("SessionService over every protocol", () => {
     expect(err.findDetails(RunNotReadySchema)[0]).toMatchObject({ phase: "Pending", mode: "session" });
   });
 
+  test("every other method is forwarded with its answer (processes, cancel, remove, rename)", async () => {
+    const client = createClient(SessionService, transports["gRPC over h2c"]?.() as Transport);
+    const h = { headers: alice };
+    pod1.files.set("r/a.txt", enc.encode("a"));
+    expect((await client.startProcess({ target: target(), processId: "srv" }, h)).process?.running).toBe(
+      true,
+    );
+    expect(
+      (await client.signalProcess({ target: target(), processId: "srv", signal: "SIGTERM" }, h)).process
+        ?.signal,
+    ).toBe("SIGTERM");
+    expect(
+      (await client.waitProcess({ target: target(), processId: "srv", timeoutMs: 10 }, h)).process?.running,
+    ).toBe(false);
+    expect((await client.cancelOperation({ target: target(), operationId: "op-1" }, h)).cancelled).toBe(true);
+    expect((await client.rename({ target: target(), from: "r/a.txt", to: "r/b.txt" }, h)).info?.path).toBe(
+      "r/b.txt",
+    );
+    expect((await client.remove({ target: target(), path: "r/b.txt" }, h)).removed).toBe(true);
+    expect(pod1.files.has("r/b.txt")).toBe(false);
+    expect(pod1.calls.slice(-6).map((c) => c.method)).toEqual([
+      "StartProcess",
+      "SignalProcess",
+      "WaitProcess",
+      "CancelOperation",
+      "Rename",
+      "Remove",
+    ]);
+  });
+
   test("ReadFile streams chunks; a missing file is NOT_FOUND, a path outside the workspace PERMISSION_DENIED", async () => {
     pod1.files.set(
       "big.bin",
