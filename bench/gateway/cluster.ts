@@ -72,16 +72,9 @@ async function saToken(client: KubeClient, ns: string, sa: string, audience?: st
   return tr.status.token;
 }
 
-/** A plain Bun.serve echo in its own process: the floor of any HTTP round trip here. */
-async function startEchoProcess(): Promise<{ port: number; stop(): void }> {
-  const child = Bun.spawn(
-    [
-      "bun",
-      "-e",
-      `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, async fetch(r) { return new Response(await r.arrayBuffer(), { headers: { "content-type": "application/json" } }); } }); console.log(s.port);`,
-    ],
-    { stdout: "pipe", stderr: "inherit" },
-  );
+/** A one-file Bun server in its own process; it prints its port. */
+async function startBunProcess(code: string): Promise<{ port: number; stop(): void }> {
+  const child = Bun.spawn(["bun", "-e", code], { stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -235,8 +228,17 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
       gw.kill();
       await gw.exited;
     });
-    const echo = await startEchoProcess();
+    // The floors: a plain Bun.serve echo (any HTTP round trip here), and the same echo behind a
+    // bare Bun.serve → fetch proxy in its own process (what one more Bun hop costs on this
+    // machine, with no gateway logic at all).
+    const echo = await startBunProcess(
+      `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, async fetch(r) { return new Response(await r.arrayBuffer(), { headers: { "content-type": "application/json" } }); } }); console.log(s.port);`,
+    );
     stops.push(() => echo.stop());
+    const proxy = await startBunProcess(
+      `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, async fetch(r) { const a = await fetch("http://127.0.0.1:${echo.port}/", { method: "POST", body: await r.arrayBuffer(), headers: { "content-type": "application/json" } }); return new Response(await a.arrayBuffer(), { headers: { "content-type": "application/json" } }); } }); console.log(s.port);`,
+    );
+    stops.push(() => proxy.stop());
 
     const body = new TextEncoder().encode(JSON.stringify({ hello: "world", n: 42 }));
     const targets: { lang: Lang | "-"; target: string; caller: Caller }[] = [];
