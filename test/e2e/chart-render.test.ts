@@ -165,6 +165,8 @@ suite("chart (helm template)", () => {
       ["", "services", "create"],
       ["", "serviceaccounts", "patch"],
       ["", "pods", "watch"],
+      // A pod a session used is deleted so its Deployment replaces it.
+      ["", "pods", "delete"],
       ["coordination.k8s.io", "leases", "update"],
       // The dataplane NetworkPolicy per Runtime (applied, and deleted when turned off).
       ["networking.k8s.io", "networkpolicies", "create"],
