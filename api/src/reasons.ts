@@ -59,6 +59,7 @@ export const Reason = {
   RegistrationFailed: "RegistrationFailed",
   Registered: "Registered",
   Serving: "Serving",
+  SessionLost: "SessionLost",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 export const REASONS = Object.values(Reason) as Reason[];
@@ -94,6 +95,8 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
     "A function's source could not be loaded on its pod (syntax error, import error, missing handler); `status.message` has the error.",
   Registered: "Condition reason: the function's handler is loaded on its pod.",
   Serving: "Condition reason: the function Run is Ready and serves invocations through the gateway.",
+  SessionLost:
+    "A session's state (workspace, processes) was lost on its pod — the Runtime Server restarted — so the session failed; sessions are never re-opened or moved.",
 };
 
 /** Reasons `status.waitingReason` may take while the Run is Pending. */

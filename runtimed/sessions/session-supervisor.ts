@@ -463,7 +463,7 @@ export class SessionSupervisor {
   }
 
   private async fail(message: string): Promise<void> {
-    return this.finish({ phase: RunPhase.Failed, reason: Reason.PodUnhealthy, message }, []);
+    return this.finish({ phase: RunPhase.Failed, reason: Reason.SessionLost, message }, []);
   }
 
   private async closeOnServer(mode: CloseMode, deadlineMs = 0, removeWorkspace = false): Promise<void> {

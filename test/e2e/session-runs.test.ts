@@ -510,6 +510,7 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
     killContainer(pod, "runtime");
     const r = await ended(name);
     expect(r.status?.phase).toBe("Failed");
+    expect(r.status?.reason).toBe("SessionLost");
     expect(r.status?.message).toContain("lost");
     expect(r.status?.attempt).toBe(1);
   });
