@@ -20,6 +20,15 @@ function idleText(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
+/** The Runtime's server does not implement the mode (a custom server with tasks only, say). */
+export function modeNotSupported(mode: "function" | "session"): Outcome {
+  return {
+    phase: RunPhase.Failed,
+    reason: Reason.ModeNotSupported,
+    message: `this Runtime's server does not implement ${mode} mode (its RuntimeService.Info lists the modes it serves); use a Runtime whose server does`,
+  };
+}
+
 export function registrationFailed(error: string): Outcome {
   return {
     phase: RunPhase.Failed,

@@ -35,7 +35,7 @@ import type { Outcome } from "../status/outcome.ts";
 import { fenceOps, type JsonPatchOp, retryStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
 import { addFinalizerPatch, patchFinalizers, removeFinalizerPatch } from "./finalizer.ts";
-import { type EndIntent, endVerdict, registrationFailed } from "./function-outcome.ts";
+import { type EndIntent, endVerdict, modeNotSupported, registrationFailed } from "./function-outcome.ts";
 import { functionTerminalStatus, readyStatus, withoutService } from "./function-status.ts";
 
 /** `host:port`, with IPv6 hosts bracketed. */
@@ -272,11 +272,7 @@ export class FunctionSupervisor {
           this.abandon(`the Runtime Server holds a newer attempt of this Run: ${err.rawMessage}`);
           return undefined;
         }
-        if (err.code === Code.Unimplemented)
-          return {
-            kind: "failed",
-            outcome: registrationFailed("this Runtime's server does not implement function mode"),
-          };
+        if (err.code === Code.Unimplemented) return { kind: "failed", outcome: modeNotSupported("function") };
         if (!RETRY_CODES.has(err.code))
           return { kind: "failed", outcome: registrationFailed(err.rawMessage) };
         this.log.warn({ err: err.message, retryInMs: delay }, "Register failed; retrying");

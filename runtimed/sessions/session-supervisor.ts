@@ -16,6 +16,7 @@
  * The pod is spent afterwards: the session's terminal status is the mark the controller acts on
  * (it deletes the pod; the Deployment refills the pool).
  */
+
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
@@ -37,6 +38,7 @@ import type { KubeClient } from "@kruntimes/kube";
 import { ARTIFACTS_ENV, type RunArtifacts } from "../artifacts/run-artifacts.ts";
 import { nowMicros } from "../clock.ts";
 import { addFinalizerPatch, patchFinalizers, removeFinalizerPatch } from "../functions/finalizer.ts";
+import { modeNotSupported } from "../functions/function-outcome.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { RuntimedOptions } from "../options.ts";
@@ -290,6 +292,11 @@ export class SessionSupervisor {
         const err = ConnectError.from(e);
         if (err.code === Code.FailedPrecondition) {
           this.abandon(`the Runtime Server holds a newer attempt of this session: ${err.rawMessage}`);
+          return undefined;
+        }
+        if (err.code === Code.Unimplemented) {
+          await this.finish(modeNotSupported("session"), []);
+          this.interrupt = "abandon";
           return undefined;
         }
         if (err.code !== Code.Unavailable && err.code !== Code.Unknown && err.code !== Code.Internal) {

@@ -83,15 +83,21 @@ suite("controller: TTL after finished", () => {
     expect(await gone("running")).toBe(false);
   });
 
-  test("a Run that fails without ever running (ModeNotSupported) is collected too", async () => {
+  test("a Run cancelled before it ever ran is collected too", async () => {
+    // No such Runtime: the Run waits Pending (RuntimeNotFound) until it is cancelled.
     await createRuns(client, ns.name, [
-      runManifest("fn-ttl", "pool", {
-        mode: { function: {} },
-        source: { inline: "export function handler() {}" },
-        ttlSecondsAfterFinished: 1,
-      }),
+      runManifest("never-ran", "no-such-runtime", { ttlSecondsAfterFinished: 1 }),
     ]);
-    await eventually("fn-ttl deleted", () => gone("fn-ttl"), 60_000);
+    await eventually(
+      "never-ran Pending",
+      async () => (await getRun(client, ns.name, "never-ran")).status?.phase === "Pending",
+    );
+    await client.patch(
+      path(RunResource, ns.name, "never-ran"),
+      { spec: { termination: { mode: "Immediate" } } },
+      "merge",
+    );
+    await eventually("never-ran deleted", () => gone("never-ran"), 60_000);
   });
 
   test("a TTL added after the Run finished is honoured", async () => {

@@ -155,20 +155,22 @@ suite("scheduler: placement", () => {
     });
   });
 
-  test("function and session Runs fail with ModeNotSupported", async () => {
+  test("function and session Runs are placed like tasks: Scheduled on a pod with an assignment", async () => {
     await createRuns(client, ns.name, [
       runManifest("fn", "pool", {
         mode: { function: {} },
-        source: { inline: "export function handler() {}" },
+        source: { inline: "def handler(request):\n    return 'ok'\n" },
       }),
       runManifest("sess", "pool", { mode: { session: {} } }),
     ]);
     for (const n of ["fn", "sess"]) {
-      const r = await waitPhase(n, "Failed");
-      expect(r.status?.reason).toBe("ModeNotSupported");
-      expect(r.status?.message).toContain("not served");
-      expect(r.status?.assignment).toBeUndefined();
+      const r = await waitPhase(n, "Scheduled");
+      expect(r.status?.assignment?.pod).toBeTruthy();
+      expect(r.status?.assignment?.attempt).toBe(1);
     }
+    // A session holds its pod alone: it is never bound to the pod the function holds.
+    const [fn, sess] = await Promise.all([run("fn"), run("sess")]);
+    expect(sess.status?.assignment?.pod).not.toBe(fn.status?.assignment?.pod);
   });
 
   test("a Run for a missing Runtime waits with RuntimeNotFound, and runs once the Runtime exists", async () => {
