@@ -242,19 +242,24 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
 
     const body = new TextEncoder().encode(JSON.stringify({ hello: "world", n: 42 }));
     const targets: { lang: Lang | "-"; target: string; caller: Caller }[] = [];
-    const echoUrl = `http://127.0.0.1:${echo.port}/`;
-    targets.push({
-      lang: "-",
-      target: "floor: Bun echo",
-      caller: async () => {
-        const r = await fetch(echoUrl, {
-          method: "POST",
-          body,
-          headers: { "content-type": "application/json" },
-        });
-        if ((await r.arrayBuffer()).byteLength !== body.byteLength) throw new Error("wrong answer");
-      },
-    });
+    for (const [target, port] of [
+      ["floor: Bun echo", echo.port],
+      ["floor: Bun echo via a bare Bun proxy", proxy.port],
+    ] as const) {
+      const url = `http://127.0.0.1:${port}/`;
+      targets.push({
+        lang: "-",
+        target,
+        caller: async () => {
+          const r = await fetch(url, {
+            method: "POST",
+            body,
+            headers: { "content-type": "application/json" },
+          });
+          if ((await r.arrayBuffer()).byteLength !== body.byteLength) throw new Error("wrong answer");
+        },
+      });
+    }
     for (const lang of o.langs) {
       const run = runs[lang] as Run;
       const e = run.status?.endpoint;
