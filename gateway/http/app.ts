@@ -10,6 +10,7 @@ import { ErrorReason, GatewayError } from "../errors.ts";
 import type { Invoker } from "../invoke/invoker.ts";
 import { FILES_PATH, FILES_ROOT_PATH, getFile, putFile } from "../session/file-routes.ts";
 import { sessionOpenApiPaths } from "../session/openapi.ts";
+import { RAW_STREAM_PATHS, rawStreamHandler } from "../session/raw-stream.ts";
 import type { SessionGateway } from "../session/session-gateway.ts";
 import { INVOKE_PATH, plainInvoke } from "./invoke-route.ts";
 import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
@@ -31,7 +32,11 @@ export function createApp(d: AppDeps) {
   );
   const schema = protoset();
   const rpc = new Elysia({ name: "connect-rpc" });
-  for (const [path, handle] of d.rpc) rpc.post(path, ({ request }) => handle(request), { parse: "none" });
+  for (const [path, handle] of d.rpc) {
+    const method = d.sessions ? RAW_STREAM_PATHS[path] : undefined;
+    const h = d.sessions && method ? rawStreamHandler(d.sessions, method, handle) : handle;
+    rpc.post(path, ({ request }) => h(request), { parse: "none" });
+  }
   const files = new Elysia({ name: "session-files" });
   const sessions = d.sessions;
   if (sessions) {

@@ -286,6 +286,28 @@ describe("authorization and errors", () => {
     expect(err.code).toBe(Code.ResourceExhausted);
     expect(err.metadata.get("retry-after")).toBe("3");
     expect(err.message).toContain("session busy");
+    for (const name of [
+      "Connect binary over HTTP/1.1",
+      "gRPC over h2c",
+      "Connect binary over TLS (fetch, strict CA)",
+    ])
+      for (const how of ["busy-bare", "busy-queued"]) {
+        const c = createClient(SessionService, (transports[name] as () => Transport)());
+        const bare = await failure(
+          (async () => {
+            for await (const _ of c.exec(
+              { target: target(), command: { program: { case: "argv", value: { args: [how] } } } },
+              { headers: alice },
+            ));
+          })(),
+        );
+        expect([name, how, bare.code, bare.metadata.get("retry-after")]).toEqual([
+          name,
+          how,
+          Code.ResourceExhausted,
+          "1",
+        ]);
+      }
   });
 
   test("a WriteFile chunk or stdin above --max-request-bytes is refused before runtimed sees it", async () => {
@@ -299,6 +321,90 @@ describe("authorization and errors", () => {
     expect(err.code).toBe(Code.ResourceExhausted);
     expect(err.findDetails(FailureSchema)[0]?.reason).toBe(Failure_Reason.REQUEST_TOO_LARGE);
     expect(pod1.writes.length).toBe(before);
+  });
+
+  test("the Connect pass-through on the HTTP/1.1 listener: ReadFile chunks, NOT_FOUND, a stale route re-resolved, counted once", async () => {
+    const c = client();
+    pod1.files.set("pt.bin", new Uint8Array(150 * 1024).fill(7));
+    let bytes = 0;
+    for await (const chunk of c.readFile({ target: target(), path: "pt.bin" }, { headers: alice }))
+      bytes += chunk.data.byteLength;
+    expect(bytes).toBe(150 * 1024);
+    const missing = await failure(
+      (async () => {
+        for await (const _ of c.readFile({ target: target(), path: "absent" }, { headers: alice }));
+      })(),
+    );
+    expect(missing.code).toBe(Code.NotFound);
+    const denied = await failure(
+      (async () => {
+        for await (const _ of c.readFile(
+          { target: target(), path: "x" },
+          { headers: { authorization: "Bearer bob-token" } },
+        ));
+      })(),
+    );
+    expect(denied.code).toBe(Code.PermissionDenied);
+    // A Run that moved: the first pod refuses the fence, the route is re-resolved, pod 3 answers.
+    kube.grant("alice", NS, "wander", "session");
+    const serves3 = new Map<string, number>();
+    const pod3 = startStandinSessionDataplane({ podUID: "pod-3", serves: serves3 });
+    try {
+      kube.putRun(
+        sessionRun({
+          namespace: NS,
+          name: "wander",
+          uid: "uid-wander",
+          pod: "a",
+          podUID: "pod-1",
+          attempt: 1,
+        }),
+      );
+      serves1.set("uid-wander", 1);
+      const lines: string[] = [];
+      for await (const ev of c.exec(
+        {
+          target: target("wander"),
+          command: { program: { case: "argv", value: { args: ["echo", "one"] } } },
+        },
+        { headers: alice },
+      ))
+        if (ev.event.case === "output") lines.push(dec.decode(ev.event.value.data));
+      expect(lines).toEqual(["one\n"]);
+      serves1.delete("uid-wander");
+      serves3.set("uid-wander", 2);
+      kube.putSlice(dataplaneSlice(NS, "bash3", [{ uid: "pod-3", ip: "127.0.0.1", port: pod3.port }]));
+      kube.putRun(
+        sessionRun({
+          namespace: NS,
+          name: "wander",
+          uid: "uid-wander",
+          pod: "c",
+          podUID: "pod-3",
+          attempt: 2,
+        }),
+      );
+      const moved: string[] = [];
+      for await (const ev of c.exec(
+        {
+          target: target("wander"),
+          command: { program: { case: "argv", value: { args: ["echo", "two"] } } },
+        },
+        { headers: alice },
+      ))
+        if (ev.event.case === "output") moved.push(dec.decode(ev.event.value.data));
+      expect(moved).toEqual(["two\n"]);
+      expect(pod3.calls.at(-1)).toMatchObject({
+        method: "Exec",
+        podUID: "pod-3",
+        attempt: "2",
+        caller: "alice",
+      });
+    } finally {
+      pod3.stop();
+    }
+    const metrics = await (await fetch(`http://127.0.0.1:${gw.ports.metrics}/metrics`)).text();
+    expect(metrics).toMatch(/method="ReadFile",protocol="connect",code="not_found"\} 1\n/);
   });
 
   test("a session moved to another pod is re-resolved once and called there", async () => {

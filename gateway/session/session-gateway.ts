@@ -19,9 +19,11 @@ import type { Logger } from "pino";
 import type { Authorizer } from "../auth/authorizer.ts";
 import { codeName, ErrorReason, GatewayError } from "../errors.ts";
 import type { ConcurrencyLimit } from "../limits/concurrency.ts";
+import { requestedTimeoutMs } from "../limits/deadline.ts";
 import type { Metrics, Protocol } from "../metrics.ts";
 import type { Route } from "../routing/route.ts";
 import type { RouteTable } from "../routing/route-table.ts";
+import type { RawStreamHost } from "./raw-stream.ts";
 import type { SessionClient, SessionDataplane } from "./session-client.ts";
 import { classifySessionError } from "./session-errors.ts";
 
@@ -98,7 +100,7 @@ const METHOD_NAME: Record<UnaryMethod | StreamMethod, string> = {
   listFiles: "ListFiles",
 };
 
-export class SessionGateway {
+export class SessionGateway implements RawStreamHost {
   constructor(private readonly d: SessionGatewayDeps) {}
 
   /** Largest WriteFile chunk accepted (--max-request-bytes). */
@@ -178,6 +180,52 @@ export class SessionGateway {
       throw e;
     } finally {
       this.done(release, method, ctx.protocol, code, t0);
+    }
+  }
+
+  /** For the Connect pass-through of Exec/ReadFile (raw-stream.ts): authorize, bound, route. */
+  async open(method: StreamMethod, req: object, request: Request) {
+    const ctx: SessionCallContext = {
+      authorization: request.headers.get("authorization"),
+      requestedTimeoutMs: requestedTimeoutMs(request.headers),
+      protocol: "connect",
+      signal: request.signal,
+    };
+    const t0 = performance.now();
+    const release = this.acquire();
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      release();
+      this.d.metrics.inFlight.dec();
+    };
+    try {
+      const p = await this.prepare(method, req as Targeted, ctx);
+      const o = this.callOptions(p);
+      return {
+        url: `http://${p.route.address}/${SESSION_SERVICE}/${METHOD_NAME[method]}`,
+        headers: {
+          ...o.headers,
+          "content-type": "application/connect+proto",
+          "connect-protocol-version": "1",
+          "connect-timeout-ms": String(o.timeoutMs),
+        },
+        signal: p.signal,
+        done: (code: string, firstFrameMs?: number) => {
+          if (ended) return;
+          end();
+          // "abandoned": handed to the router path, which counts the call itself.
+          if (code === "abandoned") return;
+          if (firstFrameMs !== undefined) this.d.metrics.dataplaneDuration.observe(firstFrameMs / 1000);
+          const labels = { service: SESSION_SERVICE, method: METHOD_NAME[method], protocol: ctx.protocol };
+          this.d.metrics.requests.inc({ ...labels, code });
+          this.d.metrics.duration.observe(labels, (performance.now() - t0) / 1000);
+        },
+      };
+    } catch (e) {
+      end();
+      throw e;
     }
   }
 

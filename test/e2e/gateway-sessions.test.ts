@@ -105,6 +105,12 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
       SessionService,
       createConnectTransport({ baseUrl: https(), useBinaryFormat: true, fetch: tlsFetch }),
     );
+  /** Connect binary on the HTTP/1.1 listener: Exec and ReadFile take the gateway's pass-through path there. */
+  const httpSessions = () =>
+    createClient(
+      SessionService,
+      createConnectTransport({ baseUrl: `http://127.0.0.1:${gw.ports.http}`, useBinaryFormat: true }),
+    );
   const grpcSessions = () =>
     createClient(SessionService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${gw.ports.grpc}` }));
   const as = (who: string) => ({ headers: { authorization: `Bearer ${tokens[who]}` } });
@@ -267,8 +273,8 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
     expect(res.status).toBe(403);
   });
 
-  test("Exec output is streamed as produced (Connect over TLS and gRPC over h2c); the exit code comes last", async () => {
-    for (const c of [sessions(), grpcSessions()]) {
+  test("Exec output is streamed as produced (Connect over TLS, gRPC over h2c, Connect over HTTP/1.1); the exit code comes last", async () => {
+    for (const c of [sessions(), grpcSessions(), httpSessions()]) {
       const seen: { what: string; at: number }[] = [];
       for await (const ev of c.exec(
         { target: target(), command: shell("echo first; sleep 2; echo second >&2; exit 7") },
@@ -380,6 +386,16 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
       [Symbol.asyncIterator]();
     expect(((await queued.next()).value as ExecResponse).operationId).not.toBe("");
     const busy = await failure(c.makeDir({ target: target(), path: "x" }, as("caller")));
+    const busyExec = await failure(
+      (async () => {
+        for await (const _ of httpSessions().exec(
+          { target: target(), command: shell("true") },
+          as("caller"),
+        ));
+      })(),
+    );
+    expect(busyExec.code).toBe(Code.ResourceExhausted);
+    expect(Number(busyExec.metadata.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(busy.code).toBe(Code.ResourceExhausted);
     expect(Number(busy.metadata.get("retry-after"))).toBeGreaterThanOrEqual(1);
     const put = await tlsFetch(`${https()}/v1/namespaces/${ns.name}/runs/box/files/busy.txt`, {

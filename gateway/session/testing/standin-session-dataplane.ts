@@ -5,7 +5,7 @@
  * `x-kruntimes-caller`, a refused fence as FAILED_PRECONDITION + RouteFailure — over an in-memory
  * workspace. Commands are scripted: `echo ARGS…` prints them; `gate TEXT` prints TEXT, then waits
  * until the test calls `release()` before it exits (proves streaming end to end); `busy` is refused
- * RESOURCE_EXHAUSTED with Retry-After 3; `exit N` exits N. The cluster suite runs the real runtimed.
+ * RESOURCE_EXHAUSTED with Retry-After 3 (`busy-bare`: without one, as runtimed does); `exit N` exits N. The cluster suite runs the real runtimed.
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createConnectRouter, type HandlerContext } from "@connectrpc/connect";
@@ -151,6 +151,13 @@ export function startStandinSessionDataplane(o: {
         throw new ConnectError("session busy: 64 operations queued", Code.ResourceExhausted, {
           "retry-after": "3",
         });
+      }
+      // As runtimed refuses: no hint of its own.
+      if (args[0] === "busy-bare") throw new ConnectError("session busy", Code.ResourceExhausted);
+      // As runtimed does when the queue is busy: an event-less "queued" message first, then the refusal.
+      if (args[0] === "busy-queued") {
+        yield { operationId };
+        throw new ConnectError("session busy", Code.ResourceExhausted);
       }
       yield { operationId, event: { case: "started", value: { pid: 42, startedMicros: 1n } } };
       const out = (s: string, stream = "stdout") =>
