@@ -33,8 +33,10 @@ if [[ -z "${KUBECONFIG:-}" ]]; then
   KUBECONFIG="$(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.env.KRT_CLUSTER_DIR + "/cluster.json","utf8")).kubeconfig)')"
   export KUBECONFIG
 fi
-# helm for the chart tests (built from the Go module proxy, cached by version).
+# helm for the chart tests and grpcurl for the gateway tests (built from the Go module proxy,
+# cached by version).
 bash test/localcluster/build/build-binaries.sh helm
+bash test/localcluster/build/build-binaries.sh grpcurl
 suites=()
 for d in test/integration test/e2e; do if [[ -d $d ]]; then suites+=("./$d"); fi; done
 if ((${#suites[@]})); then
