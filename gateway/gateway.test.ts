@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { compressionGzip, createGrpcTransport } from "@connectrpc/connect-node";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import {
   Failure_Reason,
@@ -232,6 +232,19 @@ describe("Connect, gRPC and gRPC-Web", () => {
     expect((busy as ConnectError).metadata.get("retry-after")).toBe("2");
     const noToken = await client.invoke(request).catch((e) => ConnectError.from(e));
     expect((noToken as ConnectError).code).toBe(Code.Unauthenticated);
+  });
+
+  test("gRPC with a gzip-compressed message (not the unary path's: connect-node's adapter serves it)", async () => {
+    const client = createClient(
+      FunctionService,
+      createGrpcTransport({
+        baseUrl: `http://127.0.0.1:${gw.ports.grpc}`,
+        sendCompression: compressionGzip,
+        compressMinBytes: 0,
+      }),
+    );
+    const res = await client.invoke({ ...request, body: enc.encode("zipped") }, { headers });
+    expect(dec.decode(res.body)).toBe("zipped");
   });
 
   test("the caller's deadline (grpc-timeout) becomes DEADLINE_EXCEEDED", async () => {

@@ -4,8 +4,10 @@
  * their own ServiceAccount (least-privilege ClusterRole), real TokenReview/SubjectAccessReview,
  * real ServiceAccount tokens and a TLS certificate from a CA the test makes (verified strictly).
  * Every protocol: plain HTTP, Connect JSON (curl), Connect binary, gRPC (grpcurl) and gRPC-Web,
- * over http and https; the error table provoked for real; a Run re-placed on another pod stays
- * callable; a gateway restart loses nothing.
+ * over http and https; the error table provoked for real (503: the serving pod's runtimed killed);
+ * a Run re-placed on another pod stays callable; a gateway restart loses nothing. The local
+ * cluster's pod IPs are loopback addresses, which EndpointSlices cannot hold, so every call here is
+ * routed with the `status.endpoint.address` runtimed writes in its Ready status.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
