@@ -302,10 +302,16 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
     }
   });
 
-  test("Connect binary and gRPC-Web clients", async () => {
+  test("Connect binary and gRPC-Web clients, over http and https (strict CA)", async () => {
+    const ca = readFileSync(pki.caFile, "utf8");
+    // Bun's fetch verifies against exactly this CA.
+    const strict: typeof fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+      fetch(input, { ...init, tls: { ca } } as RequestInit)) as typeof fetch;
     for (const transport of [
       createConnectTransport({ baseUrl: httpBase(), useBinaryFormat: true }),
       createGrpcWebTransport({ baseUrl: httpBase() }),
+      createConnectTransport({ baseUrl: httpsBase(), useBinaryFormat: true, fetch: strict }),
+      createGrpcWebTransport({ baseUrl: httpsBase(), fetch: strict }),
     ]) {
       const c = createClient(FunctionService, transport);
       const res = await c.invoke(
