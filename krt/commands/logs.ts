@@ -28,6 +28,8 @@ export class LogsCommand extends KrtCommand {
       A function's lines belong to invocations and a session's to operations: \`--prefix\` puts
       \`[<invocation or operation ID>] \` before each such line, \`--call ID\` shows only the lines of
       one (the ID \`krt invoke -i\` prints, or the gateway returns as \`invocation_id\`/\`operation_id\`).
+      A session's audit records (who called which operation, its bounded arguments, result and
+      duration) are printed on stderr too, one \`audit: <operation> by <caller>: <result> …\` line each.
 
       With \`-f\`, krt prints what was already written, then follows the output live until the Run
       ends (moving to the next attempt's pod on a retry), and exits 0. \`krt run --follow\` does the

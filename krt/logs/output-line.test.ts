@@ -30,6 +30,36 @@ describe("parseOutputLine", () => {
     });
     expect(parseOutputLine(rec({ stream: "stderr", line: "" }))?.stream).toBe("stderr");
   });
+  test("shows a session's audit record as one stderr line, keyed by its operation", () => {
+    const audit = JSON.stringify({
+      level: 30,
+      time: "t",
+      component: "runtimed",
+      pod: "p",
+      run: "s",
+      runUID: "u1",
+      namespace: "ns",
+      attempt: 1,
+      audit: true,
+      caller: "system:serviceaccount:team:agent",
+      op: "exec",
+      result: "ok",
+      durationMs: 26.5,
+      operation: "op-1",
+      argv: ["echo", "hi"],
+      msg: "session operation",
+    });
+    expect(parseOutputLine(audit)).toEqual({
+      run: "s",
+      runUID: "u1",
+      namespace: "ns",
+      attempt: 1,
+      stream: "stderr",
+      line: 'audit: exec by system:serviceaccount:team:agent: ok (26.5 ms) {"argv":["echo","hi"]}',
+      call: "op-1",
+    });
+    expect(parseOutputLine(audit.replace('"audit":true', '"audit":false'))).toBeUndefined();
+  });
   test("skips other log lines, non-JSON and malformed records", () => {
     expect(parseOutputLine(rec({ msg: "run started" }))).toBeUndefined();
     expect(parseOutputLine("output: plain text")).toBeUndefined();
