@@ -5,7 +5,7 @@ import {
   HandlerErrorSchema,
   RunNotReadySchema,
 } from "@kruntimes/api/gen/kruntimes/gateway/v1/function_pb.ts";
-import { ERROR_TABLE, ErrorReason, GatewayError } from "./errors.ts";
+import { ERROR_TABLE, ErrorReason, GATEWAY_BODY_LIMIT_NEXT, GatewayError } from "./errors.ts";
 
 describe("error table", () => {
   test.each([
@@ -58,5 +58,22 @@ describe("error table", () => {
 
   test("anything unknown is Internal", () => {
     expect(GatewayError.from(new Error("x")).reason).toBe(ErrorReason.Internal);
+  });
+
+  test("a body above the gateway's own limit is not advised to raise the Run's limit", () => {
+    const run = new GatewayError(
+      ErrorReason.RequestTooLarge,
+      "the body has 9 bytes; run a/b accepts at most 8",
+    );
+    expect(run.fullMessage).toContain("raise spec.mode.function.maxRequestBytes");
+    const own = new GatewayError(
+      ErrorReason.RequestTooLarge,
+      "the body has 9 bytes; this gateway accepts at most 8",
+      {
+        next: GATEWAY_BODY_LIMIT_NEXT,
+      },
+    );
+    expect(own.fullMessage).not.toContain("spec.mode.function.maxRequestBytes");
+    expect(own.fullMessage).toContain("gateway.limits.maxRequestBytes");
   });
 });

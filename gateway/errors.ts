@@ -144,8 +144,14 @@ export interface GatewayErrorInit {
   notReady?: { phase: string; mode: string };
   /** HandlerError detail (HandlerError). */
   handlerError?: Omit<HandlerError, "$typeName" | "$unknown">;
+  /** What to do next, when this case needs other advice than the table's row. */
+  next?: string;
   cause?: unknown;
 }
+
+/** The advice for a body above the gateway's own limit: no Run setting can raise it. */
+export const GATEWAY_BODY_LIMIT_NEXT =
+  "send a smaller body: this is the gateway's own ceiling (its --max-request-bytes, chart value gateway.limits.maxRequestBytes), which no Run setting can raise; session files can be uploaded in chunks (krt cp)";
 
 export class GatewayError extends Error {
   override name = "GatewayError";
@@ -166,7 +172,7 @@ export class GatewayError extends Error {
 
   /** The message the caller sees: what happened, then what to do. */
   get fullMessage(): string {
-    return `${this.message}: ${this.row.next}`;
+    return `${this.message}: ${this.init.next ?? this.row.next}`;
   }
 
   /** Any error as a GatewayError (unknown ones are Internal). */

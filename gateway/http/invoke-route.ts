@@ -4,7 +4,7 @@
  * type, headers and body come back as-is (plus `x-kruntimes-invocation-id`). Errors are JSON
  * (`{code, reason, message, …}`) with the error table's HTTP status and Retry-After.
  */
-import { ErrorReason, GatewayError } from "../errors.ts";
+import { ErrorReason, GATEWAY_BODY_LIMIT_NEXT, GatewayError } from "../errors.ts";
 import { handlerHeaders, responseHeaders } from "../invoke/forward-headers.ts";
 import type { Invoker } from "../invoke/invoker.ts";
 import { requestedTimeoutMs } from "../limits/deadline.ts";
@@ -24,6 +24,7 @@ export async function plainInvoke(
       throw new GatewayError(
         ErrorReason.RequestTooLarge,
         `the body has ${length} bytes; this gateway accepts at most ${maxRequestBytes}`,
+        { next: GATEWAY_BODY_LIMIT_NEXT },
       );
     }
     const body = new Uint8Array(await request.arrayBuffer());

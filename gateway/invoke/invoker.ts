@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { Authorizer } from "../auth/authorizer.ts";
 import type { DataplaneClient } from "../dataplane/dataplane-client.ts";
 import { classifyDataplaneError } from "../dataplane/failures.ts";
-import { codeName, ErrorReason, GatewayError } from "../errors.ts";
+import { codeName, ErrorReason, GATEWAY_BODY_LIMIT_NEXT, GatewayError } from "../errors.ts";
 import type { ConcurrencyLimit } from "../limits/concurrency.ts";
 import { type DeadlineOptions, effectiveTimeoutMs } from "../limits/deadline.ts";
 import type { Metrics, Protocol } from "../metrics.ts";
@@ -100,6 +100,7 @@ export class Invoker {
       throw new GatewayError(
         ErrorReason.RequestTooLarge,
         `the body has ${call.body.byteLength} bytes; this gateway accepts at most ${this.d.maxRequestBytes}`,
+        { next: GATEWAY_BODY_LIMIT_NEXT },
       );
     }
     let route = await this.d.routes.resolve(call.namespace, call.run, "function");
