@@ -7,6 +7,7 @@ import {
   API_VERSION,
   isDuration,
   isTerminalPhase,
+  parseApiDuration,
   RUN_KIND,
   type Run,
   RunPhase,
@@ -84,9 +85,17 @@ export class SessionCreateCommand extends KrtCommand {
   timeout = Option.String("--timeout", { description: "Longest lifetime of the session, e.g. 2h" });
   name = Option.String("--name", { description: "Name of the Run (default: generated)" });
   wait = Option.Boolean("--wait,-w", false, { description: "Wait until the session is Ready" });
+  waitTimeout = Option.String("--wait-timeout", {
+    description: "With --wait: give up after this long (exit 75; the session stays), e.g. 2m",
+  });
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
     this.oneNamespace(opts);
+    if (this.waitTimeout !== undefined && !this.wait)
+      throw CliError.usage("--wait-timeout needs --wait", "add --wait");
+    const waitMs = this.waitTimeout === undefined ? undefined : parseApiDuration(this.waitTimeout);
+    if (this.waitTimeout !== undefined && waitMs === undefined)
+      throw CliError.usage(`--wait-timeout "${this.waitTimeout}" is not a duration`, "e.g. 30s, 2m");
     const { client, namespace } = this.connect(opts);
     const body = sessionRun({
       namespace,
@@ -102,8 +111,17 @@ export class SessionCreateCommand extends KrtCommand {
       this.print(name);
       return undefined;
     }
+    // While it waits for a pod, say why (a session needs a whole, empty pod), once per reason.
+    let said = "";
     const run = await waitForRun(client, namespace, name, {
       until: (r) => r.status?.phase === RunPhase.Ready,
+      ...(waitMs !== undefined ? { timeoutMs: waitMs } : {}),
+      onUpdate: (r) => {
+        const why = r.status?.phase === RunPhase.Pending ? (r.status.waitingReason ?? "") : "";
+        const line = why ? `${why}${r.status?.message ? `: ${r.status.message}` : ""}` : "";
+        if (line && line !== said) this.context.stderr.write(`krt: session ${name} is Pending, ${line}\n`);
+        said = line;
+      },
     });
     if (run.status?.phase !== RunPhase.Ready)
       throw new CliError(
