@@ -9,13 +9,13 @@
  * `KRT_CLUSTER_DIR=/tmp/krt-x KUBECONFIG=/tmp/krt-x/admin.kubeconfig bun bench/session-gateway/main.ts
  * [--execs 100] [--rounds 5]`. Prints a Markdown report (recorded in bench/results/).
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type Run, RunResource, type Runtime } from "@kruntimes/api";
 import { SessionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
-import { path, R } from "@kruntimes/kube";
+import { path } from "@kruntimes/kube";
 import { startController } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
 import {
@@ -25,8 +25,15 @@ import {
 } from "../../gateway/session/testing/clients.ts";
 import { startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
 import { sessionClient } from "../../runtimed/sessions/session-client.ts";
-import { tokenKubeconfig } from "../../test/support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
+import {
+  createGatewayRbac,
+  createServiceAccount,
+  deleteGatewayRbac,
+  gatewayFiles,
+  grantRuns,
+  saToken,
+} from "../../test/support/gateway.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 
 const { values: args } = parseArgs({
@@ -59,41 +66,9 @@ const role = `krt-bench-sessgw-${ns.name}`;
 let gw: Awaited<ReturnType<typeof startGatewayProcess>> | undefined;
 try {
   await ctl.waitFor("scheduling and reconciling");
-  const token = async (sa: string, audience?: string) =>
-    (
-      await client.create<{ status: { token: string } }>(`${path(R.serviceAccounts, ns.name, sa)}/token`, {
-        apiVersion: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        spec: { expirationSeconds: 3600, ...(audience ? { audiences: [audience] } : {}) },
-      })
-    ).status.token;
-  for (const sa of ["gateway", "caller"])
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
-  await client.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-    metadata: { name: role },
-    rules: [
-      { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
-      { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
-      { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["list", "watch"] },
-      { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
-    ],
-  });
-  await client.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-    metadata: { name: role },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
-    subjects: [{ kind: "ServiceAccount", name: "gateway", namespace: ns.name }],
-  });
-  await client.create(path(R.roles, ns.name), {
-    metadata: { name: "drive" },
-    rules: [
-      { apiGroups: ["kruntimes.io"], resources: ["runs/session"], verbs: ["create"], resourceNames: ["box"] },
-    ],
-  });
-  await client.create(path(R.roleBindings, ns.name), {
-    metadata: { name: "drive" },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "drive" },
-    subjects: [{ kind: "ServiceAccount", name: "caller", namespace: ns.name }],
-  });
+  await createServiceAccount(client, ns.name, "caller");
+  await createGatewayRbac(client, ns.name, role);
+  await grantRuns(client, ns.name, "drive", "caller", "session", ["box"]);
   await createRuntime(client, ns.name, {
     apiVersion: "kruntimes.io/v1alpha1",
     kind: "Runtime",
@@ -120,30 +95,9 @@ try {
     async () => (await readyPods(client, ns.name, "sess")).length === 1,
     180_000,
   );
-  const dataplaneToken = await token("gateway", "kruntimes-dataplane");
-  const tokenFile = join(dir, "dataplane-token");
-  writeFileSync(tokenFile, dataplaneToken);
-  const kubeconfig = tokenKubeconfig(
-    cluster.kubeconfig,
-    ns.name,
-    "gateway",
-    await token("gateway"),
-    join(dir, "gw.kubeconfig"),
-  );
-  gw = await startGatewayProcess(
-    [
-      `--kubeconfig=${kubeconfig}`,
-      `--namespace=${ns.name}`,
-      "--host=127.0.0.1",
-      "--http-port=0",
-      "--grpc-port=0",
-      "--protocols=http",
-      "--metrics-port=0",
-      `--dataplane-token-file=${tokenFile}`,
-      "--log-level=info",
-    ],
-    { KUBECONFIG: kubeconfig },
-  );
+  const files = await gatewayFiles(client, ns.name, cluster.kubeconfig, dir, "gw.kubeconfig");
+  const dataplaneToken = readFileSync(files.dataplaneTokenFile, "utf8");
+  gw = await startGatewayProcess([...files.flags, "--protocols=http", "--log-level=info"], files.env);
   await client.create<Run>(path(RunResource, ns.name), {
     apiVersion: "kruntimes.io/v1alpha1",
     kind: "Run",
@@ -159,7 +113,7 @@ try {
     90_000,
   );
   const ep = run.status?.endpoint as { address: string; podUID: string; attempt: number };
-  const callerToken = await token("caller");
+  const callerToken = await saToken(client, ns.name, "caller");
   const target = { namespace: ns.name, run: "box" };
   const request = {
     target,
@@ -231,6 +185,5 @@ try {
   gw?.kill();
   ctl.kill();
   await ns.remove();
-  await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`).catch(() => {});
-  await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`).catch(() => {});
+  await deleteGatewayRbac(client, role);
 }

@@ -27,8 +27,14 @@ import {
 } from "../../gateway/session/testing/clients.ts";
 import { type GatewayProc, startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
 import { makeTestPki, type TestPki } from "../../gateway/testing/tls.ts";
-import { tokenKubeconfig } from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import {
+  createGatewayRbac,
+  deleteGatewayRbac,
+  gatewayFiles,
+  grantRuns,
+  saToken as saTokenIn,
+} from "../support/gateway.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
@@ -45,37 +51,9 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
   let dir = "";
   const tokens: Record<string, string> = {};
 
-  async function saToken(sa: string, audience?: string): Promise<string> {
-    const tr = await client.create<{ status: { token: string } }>(
-      `${path(R.serviceAccounts, ns.name, sa)}/token`,
-      {
-        apiVersion: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        spec: { expirationSeconds: 3600, ...(audience ? { audiences: [audience] } : {}) },
-      },
-    );
-    return tr.status.token;
-  }
-
-  async function grant(sa: string, subresource: string, run: string): Promise<void> {
-    const name = `${sa}-${subresource}-${run}`;
-    await client.create(path(R.roles, ns.name), {
-      metadata: { name },
-      rules: [
-        {
-          apiGroups: ["kruntimes.io"],
-          resources: [`runs/${subresource}`],
-          verbs: ["create"],
-          resourceNames: [run],
-        },
-      ],
-    });
-    await client.create(path(R.roleBindings, ns.name), {
-      metadata: { name },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
-      subjects: [{ kind: "ServiceAccount", name: sa, namespace: ns.name }],
-    });
-  }
+  const saToken = (sa: string) => saTokenIn(client, ns.name, sa);
+  const grant = (sa: string, subresource: string, run: string) =>
+    grantRuns(client, ns.name, `${sa}-${subresource}-${run}`, sa, subresource, [run]);
 
   async function session(name: string, mode: Record<string, unknown> = {}): Promise<Run> {
     await client.create<Run>(path(RunResource, ns.name), {
@@ -162,22 +140,7 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
     pki = makeTestPki({ dns: ["localhost"], ips: ["127.0.0.1"] });
     await installCrds(client);
     ns = await testNamespace(client, "krt-e2e-gwsess");
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: "gateway" } });
-    const role = `krt-e2e-gwsess-${ns.name}`;
-    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-      metadata: { name: role },
-      rules: [
-        { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
-        { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
-        { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["list", "watch"] },
-        { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
-      ],
-    });
-    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-      metadata: { name: role },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
-      subjects: [{ kind: "ServiceAccount", name: "gateway", namespace: ns.name }],
-    });
+    await createGatewayRbac(client, ns.name, `krt-e2e-gwsess-${ns.name}`);
     for (const sa of ["caller", "stranger", "invoker"]) {
       await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
       tokens[sa] = await saToken(sa);
@@ -221,29 +184,10 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
       async () => (await readyPods(client, ns.name, "sess")).length === 2,
       180_000,
     );
-    const kubeconfig = tokenKubeconfig(
-      cluster?.kubeconfig as string,
-      ns.name,
-      "gateway",
-      await saToken("gateway"),
-      join(dir, "gateway.kubeconfig"),
-    );
-    const dataplaneToken = join(dir, "dataplane-token");
-    writeFileSync(dataplaneToken, await saToken("gateway", "kruntimes-dataplane"));
+    const files = await gatewayFiles(client, ns.name, cluster?.kubeconfig as string, dir);
     gw = await startGatewayProcess(
-      [
-        `--kubeconfig=${kubeconfig}`,
-        `--namespace=${ns.name}`,
-        "--host=127.0.0.1",
-        "--http-port=0",
-        "--grpc-port=0",
-        "--https-port=0",
-        "--metrics-port=0",
-        `--tls-cert-file=${pki.certFile}`,
-        `--tls-key-file=${pki.keyFile}`,
-        `--dataplane-token-file=${dataplaneToken}`,
-      ],
-      { KUBECONFIG: kubeconfig },
+      [...files.flags, "--https-port=0", `--tls-cert-file=${pki.certFile}`, `--tls-key-file=${pki.keyFile}`],
+      files.env,
     );
     await session("box", { maxQueuedOperations: 1 });
   }, 400_000);
@@ -252,9 +196,7 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
     gw?.kill();
     ctl?.kill();
     await ns?.remove();
-    const role = `krt-e2e-gwsess-${ns?.name}`;
-    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`).catch(() => {});
-    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`).catch(() => {});
+    await deleteGatewayRbac(client, `krt-e2e-gwsess-${ns?.name}`);
   });
 
   test("authorization: create on runs/session of this Run allows; no grant, or runs/invoke only, is 403", async () => {

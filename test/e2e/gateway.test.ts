@@ -28,8 +28,14 @@ import {
 } from "../../gateway/testing/connect-clients.ts";
 import { type GatewayProc, startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
 import { makeTestPki, type TestPki } from "../../gateway/testing/tls.ts";
-import { tokenKubeconfig } from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import {
+  createGatewayRbac,
+  deleteGatewayRbac,
+  gatewayFiles,
+  grantRuns,
+  saToken as saTokenIn,
+} from "../support/gateway.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
@@ -98,31 +104,9 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
   let gwEnv: Record<string, string> = {};
   const tokens: Record<string, string> = {};
 
-  async function saToken(sa: string, audience?: string): Promise<string> {
-    const tr = await client.create<{ status: { token: string } }>(
-      `${path(R.serviceAccounts, ns.name, sa)}/token`,
-      {
-        apiVersion: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        spec: { expirationSeconds: 3600, ...(audience ? { audiences: [audience] } : {}) },
-      },
-    );
-    return tr.status.token;
-  }
-
-  async function grantInvoke(sa: string, run: string): Promise<void> {
-    await client.create(path(R.roles, ns.name), {
-      metadata: { name: `${sa}-invoke-${run}` },
-      rules: [
-        { apiGroups: ["kruntimes.io"], resources: ["runs/invoke"], verbs: ["create"], resourceNames: [run] },
-      ],
-    });
-    await client.create(path(R.roleBindings, ns.name), {
-      metadata: { name: `${sa}-invoke-${run}` },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${sa}-invoke-${run}` },
-      subjects: [{ kind: "ServiceAccount", name: sa, namespace: ns.name }],
-    });
-  }
+  const saToken = (sa: string) => saTokenIn(client, ns.name, sa);
+  const grantInvoke = (sa: string, run: string) =>
+    grantRuns(client, ns.name, `${sa}-invoke-${run}`, sa, "invoke", [run]);
 
   async function functionRun(
     name: string,
@@ -183,22 +167,7 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
     await installCrds(client);
     ns = await testNamespace(client, "krt-e2e-gateway");
     // The gateway's ServiceAccount and least-privilege ClusterRole (as the chart renders it).
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: "gateway" } });
-    const role = `krt-e2e-gateway-${ns.name}`;
-    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-      metadata: { name: role },
-      rules: [
-        { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
-        { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
-        { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["list", "watch"] },
-        { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
-      ],
-    });
-    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-      metadata: { name: role },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
-      subjects: [{ kind: "ServiceAccount", name: "gateway", namespace: ns.name }],
-    });
+    await createGatewayRbac(client, ns.name, `krt-e2e-gateway-${ns.name}`);
     for (const sa of ["caller", "stranger"])
       await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
     tokens.caller = await saToken("caller");
@@ -225,29 +194,15 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
         120_000,
       );
 
-    const kubeconfig = tokenKubeconfig(
-      cluster?.kubeconfig as string,
-      ns.name,
-      "gateway",
-      await saToken("gateway"),
-      join(dir, "gateway.kubeconfig"),
-    );
-    const dataplaneToken = join(dir, "dataplane-token");
-    writeFileSync(dataplaneToken, await saToken("gateway", "kruntimes-dataplane"));
+    const files = await gatewayFiles(client, ns.name, cluster?.kubeconfig as string, dir);
     gwFlags = [
-      `--kubeconfig=${kubeconfig}`,
-      `--namespace=${ns.name}`,
-      "--host=127.0.0.1",
-      "--http-port=0",
-      "--grpc-port=0",
+      ...files.flags,
       "--https-port=0",
-      "--metrics-port=0",
       `--tls-cert-file=${pki.certFile}`,
       `--tls-key-file=${pki.keyFile}`,
-      `--dataplane-token-file=${dataplaneToken}`,
       "--max-request-bytes=64Ki",
     ];
-    gwEnv = { KUBECONFIG: kubeconfig };
+    gwEnv = files.env;
     gw = await startGatewayProcess(gwFlags, gwEnv);
     await functionRun("py", "python", PY, { concurrency: 1, maxRequestBytes: 1024 });
     await functionRun("sh", "bash", BASH);
@@ -258,9 +213,7 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
     gw2?.kill();
     ctl?.kill();
     await ns?.remove();
-    const role = `krt-e2e-gateway-${ns?.name}`;
-    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`).catch(() => {});
-    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`).catch(() => {});
+    await deleteGatewayRbac(client, `krt-e2e-gateway-${ns?.name}`);
   });
 
   test("plain HTTP to python and bash functions, over http and https (strict CA)", async () => {
