@@ -13,11 +13,12 @@
  */
 import { parseArgs } from "node:util";
 import { type Run, RunResource, type Runtime } from "@kruntimes/api";
-import { path, R } from "@kruntimes/kube";
+import { path } from "@kruntimes/kube";
 import { startController } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
 import { type SessionClient, sessionClient } from "../../runtimed/sessions/session-client.ts";
 import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
+import { createServiceAccount, DATAPLANE_AUDIENCE, saToken } from "../../test/support/gateway.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 
 const { values: args } = parseArgs({
@@ -55,14 +56,8 @@ const ctl = startController({
 });
 try {
   await ctl.waitFor("scheduling and reconciling");
-  await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: CALLER } });
-  const token = (
-    await client.create<{ status: { token: string } }>(`${path(R.serviceAccounts, ns.name, CALLER)}/token`, {
-      apiVersion: "authentication.k8s.io/v1",
-      kind: "TokenRequest",
-      spec: { audiences: ["kruntimes-dataplane"], expirationSeconds: 3600 },
-    })
-  ).status.token;
+  await createServiceAccount(client, ns.name, CALLER);
+  const token = await saToken(client, ns.name, CALLER, DATAPLANE_AUDIENCE);
   const REPLICAS = 2;
   await createRuntime(client, ns.name, {
     apiVersion: "kruntimes.io/v1alpha1",

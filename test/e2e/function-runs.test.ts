@@ -42,6 +42,7 @@ import {
   RouteFailureSchema,
 } from "../../runtimed/dataplane/dataplane-client.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import { callerToken, dataplaneAddress } from "../support/dataplane.ts";
 
 const cluster = testCluster();
 // runtimed and the Runtime Server run from this checkout and two tests kill their processes:
@@ -144,48 +145,6 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
   const ready = (name: string, timeoutMs?: number) =>
     until(name, "Ready", (r) => r.status?.phase === "Ready", timeoutMs);
 
-  async function tokenFor(sa: string, audiences: string[]): Promise<string> {
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } }).catch(() => {});
-    const tr = await client.create<{ status: { token: string } }>(
-      `${path(R.serviceAccounts, ns.name, sa)}/token`,
-      {
-        apiVersion: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        spec: { audiences, expirationSeconds: 3600 },
-      },
-    );
-    return tr.status.token;
-  }
-
-  /**
-   * The dataplane address of a pod: from the Runtime's EndpointSlices (what the gateway uses) when
-   * they list it; the local cluster's pods have loopback IPs, which EndpointSlices may not carry,
-   * so there the pod's own IP and the `dataplane` container port are read from the Pod.
-   */
-  async function dataplaneAddress(runtimeName: string, pod: string, podUID: string): Promise<string> {
-    const slices = await client.list<{
-      ports?: { name?: string; port?: number }[];
-      endpoints?: { addresses: string[]; targetRef?: { uid?: string } }[] | null;
-    }>(path({ group: "discovery.k8s.io", version: "v1", plural: "endpointslices" }, ns.name), {
-      labelSelector: `kubernetes.io/service-name=${runtimeName}`,
-    });
-    for (const s of slices.items) {
-      const port = s.ports?.find((p) => p.name === "dataplane")?.port;
-      const ep = s.endpoints?.find((e) => e.targetRef?.uid === podUID);
-      if (port && ep?.addresses[0]) return `http://${ep.addresses[0]}:${port}`;
-    }
-    const p = await client.get<{
-      metadata: { uid: string };
-      spec: { containers: { name: string; ports?: { name?: string; containerPort: number }[] }[] };
-      status: { podIP?: string };
-    }>(path(R.pods, ns.name, pod));
-    if (p.metadata.uid !== podUID) throw new Error(`pod ${pod} is not ${podUID} any more`);
-    const port = p.spec.containers
-      .find((c) => c.name === "runtimed")
-      ?.ports?.find((x) => x.name === "dataplane")?.containerPort;
-    return `http://${p.status.podIP}:${port}`;
-  }
-
   function dataplane(baseUrl: string, bearer: string | undefined = token): Dataplane {
     return dataplaneClient({ baseUrl, token: bearer });
   }
@@ -194,7 +153,7 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
   async function route(run: Run, bearer?: string) {
     const e = run.status?.endpoint;
     if (!e) throw new Error(`${run.metadata.name} has no endpoint`);
-    const base = await dataplaneAddress(run.spec.runtime, e.pod, e.podUID);
+    const base = await dataplaneAddress(client, ns.name, run.spec.runtime, e.pod, e.podUID);
     const dp = dataplane(base, bearer);
     const fence = {
       namespace: run.metadata.namespace ?? "",
@@ -261,9 +220,9 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
       ],
     });
     await ctl.waitFor("scheduling and reconciling");
-    token = await tokenFor(CALLER, ["kruntimes-dataplane"]);
-    otherToken = await tokenFor("dp-other", ["kruntimes-dataplane"]);
-    wrongAudienceToken = await tokenFor(CALLER, ["something-else"]);
+    token = await callerToken(client, ns.name, CALLER);
+    otherToken = await callerToken(client, ns.name, "dp-other");
+    wrongAudienceToken = await callerToken(client, ns.name, CALLER, "something-else");
     await createRuntime(client, ns.name, runtime("bash", "ghcr.io/kruntimes/bash", 2, 8));
     await createRuntime(client, ns.name, runtime("python", "ghcr.io/kruntimes/python", 1, 8));
     await createRuntime(client, ns.name, runtime("py1", "ghcr.io/kruntimes/python", 1, 1));

@@ -24,6 +24,7 @@ import {
 } from "../../runtimed/sessions/session-client.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import { callerToken, podDataplaneAddress } from "../support/dataplane.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
@@ -72,24 +73,13 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
   const terminate = (name: string, mode: "Drain" | "Immediate") =>
     client.patch(path(RunResource, ns.name, name), { spec: { termination: { mode } } }, "merge");
 
-  async function podAddress(pod: string, podUID: string): Promise<string> {
-    const p = await client.get<{
-      metadata: { uid: string };
-      spec: { containers: { name: string; ports?: { name?: string; containerPort: number }[] }[] };
-      status: { podIP?: string };
-    }>(path(R.pods, ns.name, pod));
-    if (p.metadata.uid !== podUID) throw new Error(`pod ${pod} is not ${podUID} any more`);
-    const port = p.spec.containers
-      .find((c) => c.name === "runtimed")
-      ?.ports?.find((x) => x.name === "dataplane")?.containerPort;
-    return `http://${p.status.podIP}:${port}`;
-  }
-
   /** A SessionService client routed and fenced the way the gateway does it. */
   async function connect(run: Run): Promise<Sessions> {
     const e = run.status?.endpoint;
     if (!e) throw new Error(`${run.metadata.name} has no endpoint`);
-    const base = e.address ? `http://${e.address}` : await podAddress(e.pod, e.podUID);
+    const base = e.address
+      ? `http://${e.address}`
+      : await podDataplaneAddress(client, ns.name, e.pod, e.podUID);
     return sessionClient({
       baseUrl: base,
       token,
@@ -150,19 +140,6 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
       (e) => Code[ConnectError.from(e).code] as string,
     );
 
-  async function tokenFor(sa: string): Promise<string> {
-    await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } }).catch(() => {});
-    const tr = await client.create<{ status: { token: string } }>(
-      `${path(R.serviceAccounts, ns.name, sa)}/token`,
-      {
-        apiVersion: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        spec: { audiences: ["kruntimes-dataplane"], expirationSeconds: 3600 },
-      },
-    );
-    return tr.status.token;
-  }
-
   async function runtimedLog(pod: string): Promise<string> {
     const res = await client.request<Response>("GET", `${path(R.pods, ns.name, pod)}/log`, {
       query: { container: "runtimed" },
@@ -201,7 +178,7 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
       ],
     });
     await ctl.waitFor("scheduling and reconciling");
-    token = await tokenFor(CALLER);
+    token = await callerToken(client, ns.name, CALLER);
     await createRuntime(client, ns.name, {
       apiVersion: "kruntimes.io/v1alpha1",
       kind: "Runtime",
