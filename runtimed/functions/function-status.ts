@@ -5,6 +5,7 @@
  * builder and take the Run out of service: no endpoint, Ready and Registered False.
  */
 import { Reason, type Run, RunConditionType, RunPhase, type RunStatus } from "@kruntimes/api";
+import type { RuntimedOptions } from "../options.ts";
 import type { Outcome } from "../status/outcome.ts";
 import { baseTiming, carried, setCondition, terminalStatus } from "../status/run-status.ts";
 
@@ -18,6 +19,23 @@ export interface ReadyFacts {
   startedMicros: number;
   /** When the registration became READY (the server's clock, µs). */
   readyMicros: number;
+}
+
+/** `host:port`, with IPv6 hosts bracketed. */
+export const hostPort = (host: string, port: number) =>
+  host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+
+/** The {@link ReadyFacts} about this pod: its name, UID, `attempt`, and its dataplane address when the dataplane is on. */
+export function podFacts(
+  o: Pick<RuntimedOptions, "pod" | "dataplane">,
+  attempt: number,
+): Pick<ReadyFacts, "pod" | "podUID" | "attempt" | "address"> {
+  return {
+    pod: o.pod.name,
+    podUID: o.pod.uid,
+    attempt,
+    ...(o.dataplane.port ? { address: hostPort(o.pod.ip, o.dataplane.port) } : {}),
+  };
 }
 
 export function readyStatus(run: Run, f: ReadyFacts, nowMs: number): RunStatus {

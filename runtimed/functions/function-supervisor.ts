@@ -32,15 +32,11 @@ import type { Metrics } from "../metrics.ts";
 import type { RuntimedOptions } from "../options.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import type { Outcome } from "../status/outcome.ts";
-import { fenceOps, type JsonPatchOp, retryStatus } from "../status/run-status.ts";
+import { fencedStatusPatch, type JsonPatchOp, retryStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
 import { addFinalizerPatch, patchFinalizers, removeFinalizerPatch } from "./finalizer.ts";
 import { type EndIntent, endVerdict, modeNotSupported, registrationFailed } from "./function-outcome.ts";
-import { functionTerminalStatus, readyStatus, withoutService } from "./function-status.ts";
-
-/** `host:port`, with IPv6 hosts bracketed. */
-const hostPort = (host: string, port: number) =>
-  host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+import { functionTerminalStatus, podFacts, readyStatus, withoutService } from "./function-status.ts";
 
 import type { FunctionTable } from "./function-table.ts";
 import { registerRequest } from "./register-request.ts";
@@ -477,11 +473,7 @@ export class FunctionSupervisor {
 
   /** Fenced on pod UID + attempt and on the phase we decided on. */
   private patch(status: RunStatus, phase: string | undefined): JsonPatchOp[] {
-    return [
-      ...fenceOps(this.d.o.pod.uid, this.attempt),
-      { op: "test", path: "/status/phase", value: phase ?? null },
-      { op: "add", path: "/status", value: status },
-    ];
+    return fencedStatusPatch(this.d.o.pod.uid, this.attempt, phase, status);
   }
 
   private async writeReady(r: FunctionRegistration, startedMicros: number): Promise<boolean> {
@@ -489,10 +481,7 @@ export class FunctionSupervisor {
     const status = readyStatus(
       this.run,
       {
-        pod: this.d.o.pod.name,
-        podUID: this.d.o.pod.uid,
-        attempt,
-        ...(this.d.o.dataplane.port ? { address: hostPort(this.d.o.pod.ip, this.d.o.dataplane.port) } : {}),
+        ...podFacts(this.d.o, attempt),
         startedMicros,
         readyMicros: Number(r.readyMicros) || nowMicros(),
       },

@@ -3,7 +3,7 @@ import { FUNCTION_FINALIZER, FunctionLimits, type Run, RunPhase } from "@kruntim
 import { FunctionEndReason } from "@kruntimes/api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { addFinalizerPatch, removeFinalizerPatch } from "./finalizer.ts";
 import { endVerdict } from "./function-outcome.ts";
-import { functionTerminalStatus, readyStatus } from "./function-status.ts";
+import { functionTerminalStatus, podFacts, readyStatus } from "./function-status.ts";
 import { FunctionTable } from "./function-table.ts";
 import { registerRequest } from "./register-request.ts";
 
@@ -68,6 +68,28 @@ describe("registerRequest", () => {
     expect(r.concurrency).toBe(1);
     expect(r.idleTimeoutMs).toBe(0);
     expect(r.invocationTimeoutMs).toBe(0);
+  });
+});
+
+describe("podFacts", () => {
+  const pod = { name: "p", namespace: "ns", uid: "pu", ip: "10.0.0.1", node: "n" };
+  test("the dataplane address when the dataplane is on; IPv6 hosts bracketed", () => {
+    expect(podFacts({ pod, dataplane: { port: 8444 } } as never, 2)).toEqual({
+      pod: "p",
+      podUID: "pu",
+      attempt: 2,
+      address: "10.0.0.1:8444",
+    });
+    expect(podFacts({ pod: { ...pod, ip: "fd00::1" }, dataplane: { port: 8444 } } as never, 2).address).toBe(
+      "[fd00::1]:8444",
+    );
+  });
+  test("no address when the dataplane is off", () => {
+    expect(podFacts({ pod, dataplane: { port: 0 } } as never, 1)).toEqual({
+      pod: "p",
+      podUID: "pu",
+      attempt: 1,
+    });
   });
 });
 

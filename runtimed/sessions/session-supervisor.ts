@@ -39,12 +39,13 @@ import { ARTIFACTS_ENV, type RunArtifacts } from "../artifacts/run-artifacts.ts"
 import { nowMicros } from "../clock.ts";
 import { addFinalizerPatch, patchFinalizers, removeFinalizerPatch } from "../functions/finalizer.ts";
 import { modeNotSupported } from "../functions/function-outcome.ts";
+import { podFacts } from "../functions/function-status.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { RuntimedOptions } from "../options.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import type { Outcome } from "../status/outcome.ts";
-import { fenceOps, type JsonPatchOp } from "../status/run-status.ts";
+import { fencedStatusPatch, type JsonPatchOp } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
 import type { QueueBudget } from "./mutation-queue.ts";
 import { sessionBounds } from "./session-limits.ts";
@@ -78,9 +79,6 @@ type Interrupt = "drain" | "idle" | "timeout" | "cancel" | "delete" | "lost" | "
 export const SESSION_ARTIFACTS_DIR = ".artifacts";
 /** Where the Runtime Server keeps session workspaces, under the shared workspace volume. */
 const SERVER_SESSION_ROOT = "runs";
-
-const hostPort = (host: string, port: number) =>
-  host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 
 const msText = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
@@ -504,11 +502,7 @@ export class SessionSupervisor {
   }
 
   private patch(status: RunStatus): JsonPatchOp[] {
-    return [
-      ...fenceOps(this.d.o.pod.uid, this.attempt),
-      { op: "test", path: "/status/phase", value: this.run.status?.phase ?? null },
-      { op: "add", path: "/status", value: status },
-    ];
+    return fencedStatusPatch(this.d.o.pod.uid, this.attempt, this.run.status?.phase, status);
   }
 
   private async writeReady(info: SessionInfo, startedMicros: number): Promise<boolean> {
@@ -516,10 +510,7 @@ export class SessionSupervisor {
     const status = sessionReadyStatus(
       this.run,
       {
-        pod: this.d.o.pod.name,
-        podUID: this.d.o.pod.uid,
-        attempt,
-        ...(this.d.o.dataplane.port ? { address: hostPort(this.d.o.pod.ip, this.d.o.dataplane.port) } : {}),
+        ...podFacts(this.d.o, attempt),
         startedMicros,
         readyMicros: Number(info.openedMicros) || nowMicros(),
       },

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { Reason, type Run, RunPhase } from "@kruntimes/api";
-import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "./run-status.ts";
+import {
+  fencedStatusPatch,
+  replaceStatusPatch,
+  retryStatus,
+  runningPatch,
+  terminalStatus,
+} from "./run-status.ts";
 
 const NOW = 1_800_000_000_000;
 function run(): Run {
@@ -40,6 +46,19 @@ describe("patches", () => {
     const ops = runningPatch("pu", 2, 123);
     expect(ops).toContainEqual({ op: "test", path: "/status/phase", value: "Scheduled" });
     expect(ops).toContainEqual({ op: "add", path: "/status/timing/startedMicros", value: 123 });
+  });
+  test("a phase-fenced write tests the phase it decided on (null when there was none) before replacing /status", () => {
+    expect(fencedStatusPatch("pu", 3, RunPhase.Ready, {})).toEqual([
+      { op: "test", path: "/status/assignment/podUID", value: "pu" },
+      { op: "test", path: "/status/attempt", value: 3 },
+      { op: "test", path: "/status/phase", value: "Ready" },
+      { op: "add", path: "/status", value: {} },
+    ]);
+    expect(fencedStatusPatch("pu", 3, undefined, {})[2]).toEqual({
+      op: "test",
+      path: "/status/phase",
+      value: null,
+    });
   });
 });
 

@@ -34,6 +34,23 @@ export function runningPatch(podUID: string, attempt: number, startedMicros: num
   ];
 }
 
+/**
+ * Replaces `/status` whole, fenced on pod UID + attempt and on `phase`, the phase the writer
+ * observed when it decided (absent: no phase yet).
+ */
+export function fencedStatusPatch(
+  podUID: string,
+  attempt: number,
+  phase: string | undefined,
+  status: RunStatus,
+): JsonPatchOp[] {
+  return [
+    ...fenceOps(podUID, attempt),
+    { op: "test", path: "/status/phase", value: phase ?? null },
+    { op: "add", path: "/status", value: status },
+  ];
+}
+
 export function replaceStatusPatch(podUID: string, attempt: number, status: RunStatus): JsonPatchOp[] {
   return [...fenceOps(podUID, attempt), { op: "add", path: "/status", value: status }];
 }
