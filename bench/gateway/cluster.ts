@@ -27,6 +27,7 @@ import {
 import { startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
 import { tokenKubeconfig } from "../../test/support/artifacts.ts";
 import { eventually, testNamespace } from "../../test/support/cluster.ts";
+import { tokenFor } from "../hotpath/gateway-scenarios.ts";
 import { type BenchOptions, PROTOCOLS, type Row } from "./bench.ts";
 import { runLoad } from "./load.ts";
 
@@ -61,15 +62,6 @@ function runtime(name: string, image: string): Runtime {
       },
     },
   } as Runtime;
-}
-
-async function saToken(client: KubeClient, ns: string, sa: string, audience?: string): Promise<string> {
-  const tr = await client.create<{ status: { token: string } }>(`${path(R.serviceAccounts, ns, sa)}/token`, {
-    apiVersion: "authentication.k8s.io/v1",
-    kind: "TokenRequest",
-    spec: { expirationSeconds: 3600, ...(audience ? { audiences: [audience] } : {}) },
-  });
-  return tr.status.token;
 }
 
 /** A one-file Bun server in its own process; it prints its port. */
@@ -166,8 +158,8 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "invoke" },
       subjects: [{ kind: "ServiceAccount", name: "caller", namespace: ns.name }],
     });
-    const callerToken = await saToken(client, ns.name, "caller");
-    const dataplaneToken = await saToken(client, ns.name, "gateway", "kruntimes-dataplane");
+    const callerToken = await tokenFor(client, ns.name, "caller");
+    const dataplaneToken = await tokenFor(client, ns.name, "gateway", "kruntimes-dataplane");
 
     for (const lang of o.langs)
       await createRuntime(client, ns.name, runtime(lang, `ghcr.io/kruntimes/${lang}`));
@@ -206,7 +198,7 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
       o.kubeconfig,
       ns.name,
       "gateway",
-      await saToken(client, ns.name, "gateway"),
+      await tokenFor(client, ns.name, "gateway"),
       join(dir, "gateway.kubeconfig"),
     );
     const gw = await startGatewayProcess(

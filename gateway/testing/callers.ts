@@ -24,17 +24,34 @@ export interface Target {
   contentType: string;
 }
 
-export function gatewayCaller(
-  p: GatewayProtocol,
-  ports: { http: number; grpc: number; host?: string },
-  t: Target,
-): Caller {
-  const host = ports.host ?? "127.0.0.1";
+/** Where the gateway listens: ports on a host (cleartext), or base URLs with the TLS to verify them by. */
+export type GatewayAddress =
+  | { http: number; grpc: number; host?: string }
+  | {
+      httpBase: string;
+      grpcBase: string;
+      tls?: { ca?: string; serverName?: string; rejectUnauthorized?: false };
+    };
+
+export function gatewayCaller(p: GatewayProtocol, at: GatewayAddress, t: Target): Caller {
+  const { httpBase, grpcBase, tls } =
+    "httpBase" in at
+      ? at
+      : {
+          httpBase: `http://${at.host ?? "127.0.0.1"}:${at.http}`,
+          grpcBase: `http://${at.host ?? "127.0.0.1"}:${at.grpc}`,
+          tls: undefined,
+        };
+  const tlsFetch = (
+    tls
+      ? (input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls } as RequestInit)
+      : fetch
+  ) as typeof fetch;
   const headers = { authorization: `Bearer ${t.token}` };
   if (p === "http") {
-    const url = `http://${host}:${ports.http}/v1/namespaces/${t.namespace}/runs/${t.run}/invoke`;
+    const url = `${httpBase}/v1/namespaces/${t.namespace}/runs/${t.run}/invoke`;
     return async () => {
-      const res = await fetch(url, {
+      const res = await tlsFetch(url, {
         method: "POST",
         body: t.body,
         headers: { ...headers, "content-type": t.contentType },
@@ -45,10 +62,22 @@ export function gatewayCaller(
   }
   const transport =
     p === "grpc"
-      ? createGrpcTransport({ baseUrl: `http://${host}:${ports.grpc}` })
+      ? createGrpcTransport({
+          baseUrl: grpcBase,
+          ...(tls
+            ? {
+                nodeOptions: {
+                  ...(tls.ca ? { ca: tls.ca } : {}),
+                  ...(tls.serverName ? { servername: tls.serverName } : {}),
+                  ...(tls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+                },
+              }
+            : {}),
+        })
       : createConnectTransport({
-          baseUrl: `http://${host}:${ports.http}`,
+          baseUrl: httpBase,
           useBinaryFormat: p === "connect-binary",
+          fetch: tlsFetch,
         });
   const client = createClient(FunctionService, transport);
   const req = { namespace: t.namespace, run: t.run, body: t.body, contentType: t.contentType };

@@ -11,6 +11,15 @@ import {
   runBench,
 } from "../../bench/hotpath/bench.ts";
 import { BenchError } from "../../bench/hotpath/bench-error.ts";
+import {
+  deleteGatewayBenchObjects,
+  GATEWAY_PROTOCOLS,
+  type GatewayBenchEnv,
+  renderInvoke,
+  renderSession,
+  runInvokeBench,
+  runSessionBench,
+} from "../../bench/hotpath/gateway-scenarios.ts";
 import { Progress } from "../../bench/hotpath/progress.ts";
 import { renderMarkdown, renderText } from "../../bench/hotpath/report.ts";
 import {
@@ -20,10 +29,15 @@ import {
   type Scenario,
   scenarioNamed,
 } from "../../bench/hotpath/scenarios.ts";
+import type { GatewayProtocol } from "../../gateway/testing/callers.ts";
 import { KrtCommand } from "../base-command.ts";
 import { CliError } from "../errors.ts";
 import { ExitCode } from "../exit-codes.ts";
+import { locateGateway, VIA, type Via } from "../gateway/locate.ts";
 import type { GlobalOptions } from "../options.ts";
+
+/** Scenarios through the gateway, on the cluster's own Runtimes; run on their own. */
+const GATEWAY_SCENARIOS = ["invoke", "session"] as const;
 
 export class BenchCommand extends KrtCommand {
   static override paths = [["bench"]];
@@ -46,6 +60,21 @@ export class BenchCommand extends KrtCommand {
       Scenarios: ${SCENARIOS.map((s) => `\`${s.name}\` (${s.runs} Runs, ${s.concurrency} creates in flight, ${s.pods} pods × ${s.slotsPerPod} slots, ${s.work})`).join("; ")}.
       \`--runs\`, \`--concurrency\`, \`--pods\` and \`--slots\` override every chosen scenario.
 
+      Through the gateway (each on its own; the Runs go to \`-n\`, default the gateway's namespace,
+      on its Runtimes \`bash\` and \`python\`; the gateway is reached as \`krt invoke\` reaches it):
+      \`invoke\` creates an echo function Run per \`--runtime\` (default python,bash), waits Ready,
+      and measures p50/p95/p99 and requests/s per \`--protocol\` (http, connect-json, connect-binary,
+      grpc) and \`--concurrency\` (default 1,16,64; closed loops for \`--duration\`, default 10s),
+      next to a plain Bun echo server run here and runtimed's dataplane port called directly — the
+      latter only when the caller may create a token for the gateway's ServiceAccount (audience
+      kruntimes-dataplane) and reach the pod IPs, otherwise a note says why it is skipped.
+      \`session\` measures session Runs' create → Ready (and the Run writes seen on a watch on the
+      way), \`exec echo\` p50/p95 through the gateway, write + read of 1 KiB and 16 MiB, a listing of
+      10,000 entries in pages, and the same echo as task Runs (create → Succeeded). The caller's
+      bearer token is used (\`--token\`, else the kubeconfig's); without one, krt bench makes a
+      ServiceAccount allowed to use just its Runs. Its Runs (and that ServiceAccount) are deleted
+      at the end, also on Ctrl-C.
+
       Baselines, in the same run and namespace: the apiserver write ceiling (ConfigMap creates +
       patches with the same client and concurrency; Runs/s is compared with ceiling ÷ 3 writes per
       Run) and one Kubernetes Job per task (image \`bash\`, \`bash -c true\`, create → Complete by
@@ -58,22 +87,29 @@ export class BenchCommand extends KrtCommand {
       ["All scenarios on python, as JSON", "krt bench --scenario all --runtime python -o json"],
       ["The hot path on both runtimes", "krt bench --runtime bash,python"],
       ["Record results for the repository", "krt bench --scenario all --record bench/results"],
+      ["Function invoke through the gateway", "krt bench --scenario invoke"],
+      [
+        "One runtime, two protocols, short cells",
+        "krt bench --scenario invoke --runtime python --protocol http,grpc --concurrency 1,16 --duration 5s",
+      ],
+      ["Sessions through the gateway", "krt bench --scenario session --record bench/results"],
       ["A tiny smoke run without baselines", "krt bench --runs 5 --pods 1 --slots 4 --no-ceiling --jobs 0"],
     ],
   });
 
   scenario = Option.String("--scenario,-s", "hotpath", {
-    description: `Scenarios, comma-separated: ${SCENARIOS.map((s) => s.name).join(", ")} or all (default: hotpath)`,
+    description: `Scenarios, comma-separated: ${SCENARIOS.map((s) => s.name).join(", ")} or all (default: hotpath); or ${GATEWAY_SCENARIOS.join(" or ")} on its own`,
   });
-  runtime = Option.String("--runtime,-r", "bash", {
-    description: `Runtime languages, comma-separated: ${LANGUAGES.join(", ")} (default: bash)`,
+  runtime = Option.String("--runtime,-r", {
+    description: `Runtime languages, comma-separated: ${LANGUAGES.join(", ")} (default: bash; python,bash for invoke)`,
   });
   image = Option.String("--image", {
     description: "Image of the runtime container (default: ghcr.io/kruntimes/<runtime>)",
   });
   runs = Option.String("--runs", { description: "Runs per scenario (overrides the scenario)" });
   concurrency = Option.String("--concurrency,-c", {
-    description: "Creates in flight (overrides the scenario)",
+    description:
+      "Creates in flight (overrides the scenario); invoke: calls in flight, a list (default 1,16,64)",
   });
   pods = Option.String("--pods", { description: "Pods of the Runtime (overrides the scenario)" });
   slots = Option.String("--slots", { description: "Concurrent Runs per pod (overrides the scenario)" });
@@ -99,25 +135,49 @@ export class BenchCommand extends KrtCommand {
     description: "Also write hotpath-<date>.md and .json into this directory",
   });
   keep = Option.Boolean("--keep", false, { description: "Keep the namespace and what is in it" });
+  protocol = Option.String("--protocol", {
+    description: `invoke: protocols, comma-separated: ${GATEWAY_PROTOCOLS.join(", ")} (default: all)`,
+  });
+  durationFlag = Option.String("--duration", "10s", {
+    description: "invoke: how long each protocol × concurrency cell is measured (default: 10s)",
+  });
+  warmup = Option.String("--warmup", "1s", {
+    description: "invoke: calls before each cell is measured, for this long (default: 1s)",
+  });
+  workers = Option.String("--workers", "4", {
+    description: "invoke: concurrent calls each function Run serves (default: 4)",
+  });
+  sessions = Option.String("--sessions", "5", {
+    description: "session: session Runs (and task Runs) created one after another (default: 5)",
+  });
+  execs = Option.String("--execs", "100", { description: "session: exec echo calls (default: 100)" });
+  listEntries = Option.String("--list-entries", "10000", {
+    description: "session: entries in the listed directory (default: 10000)",
+  });
+  pageSize = Option.String("--page-size", "1000", {
+    description: "session: entries per ListFiles page (default: 1000)",
+  });
+  token = Option.String("--token", {
+    description: "invoke, session: bearer token to call the gateway with (default: the kubeconfig's)",
+  });
+  gatewayNamespace = Option.String("--gateway-namespace", {
+    description: "invoke, session: namespace of the gateway Service (default kruntimes)",
+  });
+  gatewayVia = Option.String("--gateway-via", {
+    description: "invoke, session: auto (direct, else port-forward), direct, port-forward",
+  });
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
     if (opts.allNamespaces)
       throw CliError.usage("krt bench works in one namespace; -A does not apply", "drop -A");
     if (opts.output !== "table" && opts.output !== "json")
       throw CliError.usage(`krt bench prints a table or -o json, not -o ${opts.output}`);
+    if ((GATEWAY_SCENARIOS as readonly string[]).includes(this.scenario)) return this.runGateway(opts);
     const benchOpts = this.options();
     const { client } = this.connect(opts);
-    const abort = new AbortController();
+    const { abort, onSigint, progress } = this.interruptible();
     let namespace: string | undefined;
     let created = false;
-    const onSigint = () => {
-      this.context.stderr.write("\ninterrupted: cleaning up (Ctrl-C again to quit at once)\n");
-      process.once("SIGINT", () => process.exit(ExitCode.Interrupted));
-      abort.abort(new CliError(ExitCode.Interrupted, "interrupted"));
-    };
-    process.once("SIGINT", onSigint);
-    const tty = Boolean((this.context.stderr as { isTTY?: boolean }).isTTY);
-    const progress = new Progress(this.context.stderr, tty);
     try {
       const result = await runBench(
         {
@@ -157,6 +217,132 @@ export class BenchCommand extends KrtCommand {
     }
   }
 
+  /** Ctrl-C aborts (and cleans up; a second one quits at once); progress on stderr, TTY-aware. */
+  private interruptible() {
+    const abort = new AbortController();
+    const onSigint = () => {
+      this.context.stderr.write("\ninterrupted: cleaning up (Ctrl-C again to quit at once)\n");
+      process.once("SIGINT", () => process.exit(ExitCode.Interrupted));
+      abort.abort(new CliError(ExitCode.Interrupted, "interrupted"));
+    };
+    process.once("SIGINT", onSigint);
+    const tty = Boolean((this.context.stderr as { isTTY?: boolean }).isTTY);
+    return { abort, onSigint, progress: new Progress(this.context.stderr, tty) };
+  }
+
+  /** `--scenario invoke|session`: through the gateway, on the cluster's own Runtimes. */
+  private async runGateway(opts: GlobalOptions): Promise<number | undefined> {
+    const scenario = this.scenario as (typeof GATEWAY_SCENARIOS)[number];
+    const via = (this.gatewayVia ?? "auto") as Via;
+    if (!VIA.includes(via))
+      throw CliError.usage(`--gateway-via "${this.gatewayVia}"`, `use ${VIA.join(", ")}`);
+    const runtimes = (this.runtime ?? (scenario === "invoke" ? "python,bash" : "bash"))
+      .split(",")
+      .map((l) => l.trim());
+    for (const l of runtimes)
+      if (!LANGUAGES.includes(l as RuntimeLanguage))
+        throw CliError.usage(
+          `unknown runtime "${l}"`,
+          `use --runtime ${LANGUAGES.join(", ")} or both, comma-separated`,
+        );
+    if (scenario === "session" && runtimes.length > 1)
+      throw CliError.usage("--scenario session takes one --runtime");
+    const protocols = (this.protocol ?? GATEWAY_PROTOCOLS.join(",")).split(",").map((p) => p.trim());
+    for (const p of protocols)
+      if (!GATEWAY_PROTOCOLS.includes(p as GatewayProtocol))
+        throw CliError.usage(
+          `unknown protocol "${p}"`,
+          `use --protocol ${GATEWAY_PROTOCOLS.join(", ")}, comma-separated`,
+        );
+    const concurrency = (this.concurrency ?? "1,16,64")
+      .split(",")
+      .map((c) => this.count("--concurrency", c.trim()) ?? 1);
+    const durationMs = this.duration("--duration", this.durationFlag);
+    const warmupMs = parseApiDuration(this.warmup);
+    if (warmupMs === undefined)
+      throw CliError.usage(`--warmup "${this.warmup}" is not a duration`, "e.g. 1s, 0s");
+    const readyTimeoutMs = this.duration("--ready-timeout", this.readyTimeout);
+    const session = this.connect(opts);
+    const { client } = session;
+    const gatewayNamespace = this.gatewayNamespace ?? this.context.env.KRT_GATEWAY_NAMESPACE ?? "kruntimes";
+    const namespace = opts.namespace ?? gatewayNamespace;
+    const conn = session.conn as { token?: string; tokenFile?: string };
+    const token =
+      this.token ??
+      conn.token ??
+      (conn.tokenFile ? (await Bun.file(conn.tokenFile).text()).trim() : undefined);
+    const { abort, onSigint, progress } = this.interruptible();
+    const made: Parameters<typeof deleteGatewayBenchObjects>[2] = [];
+    const env: GatewayBenchEnv = {
+      client,
+      progress,
+      signal: abort.signal,
+      namespace,
+      gatewayNamespace,
+      ...(token ? { token } : {}),
+      onCreated: (kind, name) => made.push({ kind, name }),
+      locate: () =>
+        locateGateway(client, {
+          url: this.context.env.KRT_GATEWAY,
+          namespace: gatewayNamespace,
+          via,
+          insecure: false,
+          kubectl: {
+            bin: this.context.env.KRT_KUBECTL ?? "kubectl",
+            ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+            ...(opts.context ? { context: opts.context } : {}),
+          },
+          dialTimeoutMs: 1500,
+        }),
+    };
+    try {
+      const interrupted = new Promise<never>((_, reject) =>
+        abort.signal.addEventListener("abort", () => reject(abort.signal.reason), { once: true }),
+      );
+      const result = await Promise.race([
+        scenario === "invoke"
+          ? runInvokeBench(env, {
+              runtimes,
+              protocols: protocols as GatewayProtocol[],
+              concurrency,
+              durationMs,
+              warmupMs,
+              workers: this.count("--workers", this.workers) ?? 4,
+              readyTimeoutMs,
+            })
+          : runSessionBench(env, {
+              runtime: runtimes[0] as string,
+              sessions: this.count("--sessions", this.sessions) ?? 5,
+              execs: this.count("--execs", this.execs) ?? 100,
+              listEntries: this.count("--list-entries", this.listEntries) ?? 10000,
+              pageSize: this.count("--page-size", this.pageSize) ?? 1000,
+              readyTimeoutMs,
+            }),
+        interrupted,
+      ]);
+      const render = (md: boolean) =>
+        result.scenario === "invoke" ? renderInvoke(result, md) : renderSession(result, md);
+      this.print(opts.output === "json" ? JSON.stringify(result, null, 2) : render(false));
+      if (this.record) {
+        mkdirSync(this.record, { recursive: true });
+        const base = join(this.record, `krt-bench-${scenario}-${result.startedAt.slice(0, 10)}`);
+        writeFileSync(`${base}.json`, `${JSON.stringify(result, null, 2)}\n`);
+        writeFileSync(`${base}.md`, render(true));
+        progress.line(`recorded ${base}.json and ${base}.md`);
+      }
+      return undefined;
+    } catch (e) {
+      if (abort.signal.aborted) throw abort.signal.reason;
+      throw e instanceof BenchError ? new CliError(ExitCode.WaitTimeout, e.message, e.hint) : e;
+    } finally {
+      process.off("SIGINT", onSigint);
+      if (made.length > 0 && !this.keep) {
+        progress.line(`deleting what krt bench made in ${namespace} (${made.length} objects)`);
+        await deleteGatewayBenchObjects(client, namespace, made);
+      } else if (made.length > 0) progress.line(`kept ${made.map((m) => m.name).join(", ")}`);
+    }
+  }
+
   private options(): BenchOptions {
     const names =
       this.scenario === "all" ? SCENARIOS.map((s) => s.name) : this.scenario.split(",").map((s) => s.trim());
@@ -175,7 +361,7 @@ export class BenchCommand extends KrtCommand {
         slotsPerPod: this.count("--slots", this.slots) ?? s.slotsPerPod,
       };
     });
-    const languages = this.runtime.split(",").map((l) => l.trim());
+    const languages = (this.runtime ?? "bash").split(",").map((l) => l.trim());
     for (const l of languages)
       if (!LANGUAGES.includes(l as RuntimeLanguage))
         throw CliError.usage(

@@ -3,12 +3,17 @@
  * namespace) and real runtimed + Runtime Server pods — every number comes from real Runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { BenchResult } from "../../bench/hotpath/bench.ts";
+import type { InvokeResult, SessionResult } from "../../bench/hotpath/gateway-scenarios.ts";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
-import { eventually, testCluster, type testNamespace } from "../support/cluster.ts";
-import { type RealRunsEnv, realRunsEnv, runKrt, runsExecute, startKrt } from "./krt-binary.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import { applyChartCrds, CHART, HELM_MISSING, helm, helmPath, removeRelease } from "./chart-support.ts";
+import { buildKrt, type RealRunsEnv, realRunsEnv, runKrt, runsExecute, startKrt } from "./krt-binary.ts";
 
 const cluster = testCluster();
 const suite = cluster && runsExecute ? describe : describe.skip;
@@ -138,6 +143,187 @@ suite("krt bench (compiled binary, real Runs)", () => {
       ["bench", "-o", "yaml"],
     ]) {
       const r = await runKrt(bin, args, { kubeconfig: cluster?.kubeconfig ?? "" });
+      expect({ args, code: r.code }).toEqual({ args, code: 64 });
+    }
+  });
+});
+
+// Through the chart's gateway: pod IPs are host addresses only on the local cluster.
+const gatewaySuite = cluster?.local && runsExecute ? describe : describe.skip;
+
+gatewaySuite("krt bench --scenario invoke|session (compiled binary, the chart's gateway)", () => {
+  const client = cluster?.client as KubeClient;
+  const kubeconfig = cluster?.kubeconfig ?? "";
+  const RELEASE = "kb";
+  const dir = mkdtempSync(join(tmpdir(), "krt-bench-gw-"));
+  let ns: Awaited<ReturnType<typeof testNamespace>>;
+  let bin = "";
+
+  beforeAll(async () => {
+    if (!helmPath()) throw new Error(HELM_MISSING);
+    bin = await buildKrt();
+    await applyChartCrds(client);
+    ns = await testNamespace(client, "krt-bench-gw");
+    const r = await helm(
+      [
+        "install",
+        RELEASE,
+        CHART,
+        "-n",
+        ns.name,
+        "--wait",
+        "--timeout",
+        "3m",
+        "--set",
+        "controller.scope=Namespace",
+      ],
+      kubeconfig,
+    );
+    if (r.code !== 0) throw new Error(`helm install failed: ${r.stderr}`);
+  }, 300_000);
+  afterAll(async () => {
+    if (ns) await removeRelease(kubeconfig, client, RELEASE, ns.name);
+  }, 180_000);
+
+  /** What krt bench labels is all gone: Runs, and its caller ServiceAccount, Role and RoleBinding. */
+  const nothingLeft = async () => {
+    const live = async (p: string) =>
+      (
+        await client.list<{ metadata: { deletionTimestamp?: string } }>(p, {
+          labelSelector: "kruntimes.io/bench",
+        })
+      ).items.filter((o) => !o.metadata.deletionTimestamp).length;
+    await eventually(
+      "krt bench's Runs gone",
+      async () => (await live(path(RunResource, ns.name))) === 0,
+      30_000,
+    );
+    expect(await live(path(R.serviceAccounts, ns.name))).toBe(0);
+    expect(await live(path(R.roles, ns.name))).toBe(0);
+    expect(await live(path(R.roleBindings, ns.name))).toBe(0);
+  };
+
+  test("invoke: every protocol × concurrency through the gateway, runtimed direct and the Bun floor, recorded", async () => {
+    const r = await runKrt(
+      bin,
+      [
+        "bench",
+        "--scenario",
+        "invoke",
+        "-n",
+        ns.name,
+        "--gateway-namespace",
+        ns.name,
+        "--duration",
+        "300ms",
+        "--warmup",
+        "0s",
+        "--concurrency",
+        "1,2",
+        "-o",
+        "json",
+        "--record",
+        dir,
+      ],
+      { kubeconfig },
+    );
+    if (r.code !== 0) throw new Error(`krt bench exited ${r.code}:\n${r.stderr}`);
+    const res = JSON.parse(r.stdout) as InvokeResult;
+    expect(res.scenario).toBe("invoke");
+    expect(res.functions.map((f) => f.runtime)).toEqual(["python", "bash"]);
+    for (const f of res.functions) expect(f.readyMs).toBeGreaterThan(0);
+    // The admin may mint the gateway's dataplane token and reach pod IPs here: no row is skipped.
+    expect(res.directSkipped).toBeUndefined();
+    const targets = [
+      "runtimed direct (connect-binary)",
+      "gateway http",
+      "gateway connect-json",
+      "gateway connect-binary",
+      "gateway grpc",
+    ];
+    const cells = res.rows.map((x) => `${x.runtime} ${x.target} ${x.concurrency}`).sort();
+    const want = [1, 2].flatMap((c) => [
+      `- floor: Bun echo (local) ${c}`,
+      ...["python", "bash"].flatMap((rt) => targets.map((t) => `${rt} ${t} ${c}`)),
+    ]);
+    expect(cells).toEqual(want.sort());
+    for (const x of res.rows) {
+      expect({ cell: `${x.runtime} ${x.target}`, errors: x.errors }).toEqual({
+        cell: `${x.runtime} ${x.target}`,
+        errors: 0,
+      });
+      expect(x.calls).toBeGreaterThan(0);
+      expect(x.p50).toBeGreaterThan(0);
+      expect(x.p99).toBeGreaterThanOrEqual(x.p50);
+      expect(x.rps).toBeGreaterThan(0);
+    }
+    expect(r.stderr).toContain("gateway: direct");
+    expect(r.stderr).toContain(`deleting what krt bench made in ${ns.name}`);
+    const base = join(dir, `krt-bench-invoke-${res.startedAt.slice(0, 10)}`);
+    expect((JSON.parse(readFileSync(`${base}.json`, "utf8")) as InvokeResult).rows.length).toBe(
+      res.rows.length,
+    );
+    expect(readFileSync(`${base}.md`, "utf8")).toContain("| python | gateway grpc | 2 |");
+    await nothingLeft();
+  }, 240_000);
+
+  test("session: create → Ready with its writes, exec, files, a paged listing and task Runs, recorded", async () => {
+    const r = await runKrt(
+      bin,
+      [
+        "bench",
+        "--scenario",
+        "session",
+        "-n",
+        ns.name,
+        "--gateway-namespace",
+        ns.name,
+        "--sessions",
+        "2",
+        "--execs",
+        "5",
+        "--list-entries",
+        "250",
+        "--page-size",
+        "100",
+        "-o",
+        "json",
+        "--record",
+        dir,
+      ],
+      { kubeconfig },
+    );
+    if (r.code !== 0) throw new Error(`krt bench exited ${r.code}:\n${r.stderr}`);
+    const res = JSON.parse(r.stdout) as SessionResult;
+    expect(res.scenario).toBe("session");
+    expect(res.sessions.length).toBe(2);
+    expect(res.ready.n).toBe(2);
+    expect(res.ready.p50).toBeGreaterThan(0);
+    expect(res.readyWrites.p50).toBeGreaterThanOrEqual(1);
+    expect(res.exec.n).toBe(5);
+    expect(res.exec.p50).toBeGreaterThan(0);
+    expect(res.files.map((f) => f.bytes)).toEqual([1024, 16 * 1024 * 1024]);
+    for (const f of res.files) {
+      expect(f.writeMs).toBeGreaterThan(0);
+      expect(f.readMs).toBeGreaterThan(0);
+    }
+    expect(res.listing).toMatchObject({ entries: 250, pages: 3 });
+    expect(res.tasks.length).toBe(2);
+    expect(res.task.p50).toBeGreaterThan(0);
+    expect(res.taskWrites.p50).toBeGreaterThanOrEqual(1);
+    expect(existsSync(join(dir, `krt-bench-session-${res.startedAt.slice(0, 10)}.md`))).toBe(true);
+    await nothingLeft();
+  }, 240_000);
+
+  test("bad gateway-scenario flags are usage errors", async () => {
+    for (const args of [
+      ["bench", "--scenario", "invoke", "--protocol", "smtp"],
+      ["bench", "--scenario", "invoke", "--concurrency", "1,x"],
+      ["bench", "--scenario", "invoke", "--duration", "soon"],
+      ["bench", "--scenario", "session", "--runtime", "bash,python"],
+      ["bench", "--scenario", "session", "--gateway-via", "pigeon"],
+    ]) {
+      const r = await runKrt(bin, args, { kubeconfig });
       expect({ args, code: r.code }).toEqual({ args, code: 64 });
     }
   });
