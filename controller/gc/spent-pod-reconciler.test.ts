@@ -3,9 +3,9 @@ import type { Run } from "@kruntimes/api";
 import type { KubeClient } from "@kruntimes/kube";
 import { Registry } from "prom-client";
 import { aRun, boundTo } from "../testing/fixtures.ts";
-import { SpentPodReconciler } from "./spent-pod-reconciler.ts";
+import { SpentPodReconciler, spentPodKey } from "./spent-pod-reconciler.ts";
 
-function setup(run: Run, pod: { uid: string; deletionTimestamp?: string } | undefined) {
+function setup(_run: Run, pod: { uid: string; deletionTimestamp?: string } | undefined) {
   const deletes: { path: string; body: unknown }[] = [];
   const client = {
     delete: async (path: string, body: unknown) => {
@@ -13,7 +13,6 @@ function setup(run: Run, pod: { uid: string; deletionTimestamp?: string } | unde
     },
   } as unknown as KubeClient;
   const r = new SpentPodReconciler({
-    runs: new Map([[`ns/${run.metadata.name}`, run]]),
     pods: new Map(pod ? [["ns/p1", { metadata: pod }]] : []),
     client,
     registry: new Registry(),
@@ -29,10 +28,14 @@ describe("SpentPodReconciler", () => {
         uid: "uid-p1",
       },
     );
-    await r.reconcile("ns/s");
+    await r.reconcile(
+      spentPodKey(aRun({ name: "s", mode: "session", status: boundTo("p1", 1, "Succeeded") })) ?? "",
+    );
     expect(deletes).toHaveLength(1);
     expect(deletes[0]?.path).toContain("/pods/p1");
-    expect((deletes[0]?.body as { preconditions: { uid: string } }).preconditions.uid).toBe("uid-p1");
+    expect((deletes[0]?.body as { preconditions?: { uid: string } } | undefined)?.preconditions?.uid).toBe(
+      "uid-p1",
+    );
   });
 
   const untouched: [string, Run, { uid: string; deletionTimestamp?: string } | undefined][] = [
@@ -61,8 +64,17 @@ describe("SpentPodReconciler", () => {
   for (const [name, run, pod] of untouched) {
     test(`leaves alone: ${name}`, async () => {
       const { r, deletes } = setup(run, pod);
-      await r.reconcile("ns/s");
+      const key = spentPodKey(run);
+      if (key) await r.reconcile(key);
       expect(deletes).toEqual([]);
     });
   }
+
+  test("a session deleted while it held its pod spends it; a deleted task or Pending session does not", () => {
+    const ready = aRun({ name: "s", mode: "session", status: boundTo("p1", 1, "Ready") });
+    expect(spentPodKey(ready)).toBeUndefined();
+    expect(spentPodKey(ready, true)).toMatch(/^ns\/p1\//);
+    expect(spentPodKey(aRun({ name: "t", status: boundTo("p1", 1, "Running") }), true)).toBeUndefined();
+    expect(spentPodKey(aRun({ name: "q", mode: "session" }), true)).toBeUndefined();
+  });
 });

@@ -136,7 +136,6 @@ export class Manager {
     );
     controllers.spentPods = make(
       new SpentPodReconciler({
-        runs: this.informers.runs,
         pods: this.informers.pods,
         client,
         registry: this.registry,

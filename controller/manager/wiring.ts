@@ -4,7 +4,7 @@ import { keyOf } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { maintainerKey } from "../artifacts/maintainer-reconciler.ts";
 import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler.ts";
-import { SpentPodReconciler } from "../gc/spent-pod-reconciler.ts";
+import { spentPodKey } from "../gc/spent-pod-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import type { Controller } from "../reconcile/controller.ts";
 import { holdsCapacity } from "../scheduler/run-request.ts";
@@ -48,7 +48,8 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
     if (holdsCapacity(run)) c.recovery.enqueue(key);
     if (TtlReconciler.wants(run)) c.ttl.enqueue(key);
     if (FunctionFinalizerReconciler.wants(run)) c.functionFinalizer.enqueue(key);
-    if (SpentPodReconciler.wants(run)) c.spentPods.enqueue(key);
+    const spent = spentPodKey(run);
+    if (spent) c.spentPods.enqueue(spent);
     const store = maintainerKey(run);
     if (store) c.artifacts.enqueue(store);
   };
@@ -57,6 +58,13 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
     update: runChanged,
     delete: (run) => {
       scheduler.runDeleted(run);
+      // A session deleted while it held its pod spends the pod all the same.
+      const used = spentPodKey(run, true);
+      if (used) {
+        const a = run.status?.assignment;
+        if (a) cache.markSpent(`${run.metadata.namespace}/${a.pod}`, a.podUID);
+        c.spentPods.enqueue(used);
+      }
       const store = maintainerKey(run);
       if (store) c.artifacts.enqueue(store);
     },

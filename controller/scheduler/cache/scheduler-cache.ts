@@ -190,6 +190,11 @@ export class SchedulerCache {
     this.accounts.release(key);
   }
 
+  /** A session used this pod incarnation: it is never offered again (the pod is replaced). */
+  markSpent(podKey: string, podUID: string): void {
+    this.accounts.usageFor(podKey, podUID).spent = true;
+  }
+
   /** Reserve: the Run holds capacity on `pod` from now on, until confirmed or forgotten. */
   assume(
     runKey: string,
