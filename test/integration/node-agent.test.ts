@@ -358,6 +358,15 @@ suite("local node agent", () => {
     await eventually("stubborn running", async () =>
       ready(await client.get<PodLike>(path(R.pods, ns, "stubborn"))),
     );
+    // Ready comes when the process starts; the trap is set only when it has printed its line. A
+    // SIGTERM before that would end it at once (a loaded machine made exactly that happen).
+    await eventually("stubborn has set its trap", async () => {
+      const res = await client.request<Response>("GET", path(R.pods, ns, "stubborn", "log"), {
+        raw: true,
+        query: { container: "c" },
+      });
+      return (await res.text()).includes("krt-stubborn-");
+    });
     const started = Date.now();
     await client.delete(path(R.pods, ns, "stubborn"));
     // It ignores TERM and loops forever: that it is removed at all is the SIGKILL's doing.
