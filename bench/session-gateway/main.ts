@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type Run, RunResource, type Runtime } from "@kruntimes/api";
+import { type Run, RunResource } from "@kruntimes/api";
 import { SessionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 import { path } from "@kruntimes/kube";
 import { startController } from "../../controller/testing/cluster/controller-process.ts";
@@ -34,6 +34,7 @@ import {
   grantRuns,
   saToken,
 } from "../../test/support/gateway.ts";
+import { imageRuntime } from "../../test/support/runtimes.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 
 const { values: args } = parseArgs({
@@ -69,27 +70,7 @@ try {
   await createServiceAccount(client, ns.name, "caller");
   await createGatewayRbac(client, ns.name, role);
   await grantRuns(client, ns.name, "drive", "caller", "session", ["box"]);
-  await createRuntime(client, ns.name, {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name: "sess" },
-    spec: {
-      replicas: 1,
-      capacity: { runs: 8 },
-      template: {
-        spec: {
-          terminationGracePeriodSeconds: 3,
-          containers: [
-            {
-              name: "runtime",
-              image: "ghcr.io/kruntimes/bash",
-              env: [{ name: "HOME", value: "/workspace" }],
-            },
-          ],
-        },
-      },
-    },
-  } as Runtime);
+  await createRuntime(client, ns.name, imageRuntime("sess", "ghcr.io/kruntimes/bash", { replicas: 1 }));
   await eventually(
     "sess pod ready",
     async () => (await readyPods(client, ns.name, "sess")).length === 1,

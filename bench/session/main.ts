@@ -12,13 +12,14 @@
  * [--execs 300] [--sessions 5]`. Prints a Markdown report (recorded in bench/results/).
  */
 import { parseArgs } from "node:util";
-import { type Run, RunResource, type Runtime } from "@kruntimes/api";
+import { type Run, RunResource } from "@kruntimes/api";
 import { path } from "@kruntimes/kube";
 import { startController } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
 import { type SessionClient, sessionClient } from "../../runtimed/sessions/session-client.ts";
 import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
 import { createServiceAccount, DATAPLANE_AUDIENCE, saToken } from "../../test/support/gateway.ts";
+import { imageRuntime } from "../../test/support/runtimes.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 
 const { values: args } = parseArgs({
@@ -59,27 +60,11 @@ try {
   await createServiceAccount(client, ns.name, CALLER);
   const token = await saToken(client, ns.name, CALLER, DATAPLANE_AUDIENCE);
   const REPLICAS = 2;
-  await createRuntime(client, ns.name, {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name: "bash" },
-    spec: {
-      replicas: REPLICAS,
-      capacity: { runs: 8 },
-      template: {
-        spec: {
-          terminationGracePeriodSeconds: 3,
-          containers: [
-            {
-              name: "runtime",
-              image: "ghcr.io/kruntimes/bash",
-              env: [{ name: "HOME", value: "/workspace" }],
-            },
-          ],
-        },
-      },
-    },
-  } as Runtime);
+  await createRuntime(
+    client,
+    ns.name,
+    imageRuntime("bash", "ghcr.io/kruntimes/bash", { replicas: REPLICAS }),
+  );
   const poolFull = () =>
     eventually(
       "pool full",

@@ -11,14 +11,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  FUNCTION_FINALIZER,
-  isTerminalPhase,
-  type Run,
-  RunResource,
-  type RunSpec,
-  type Runtime,
-} from "@kruntimes/api";
+import { FUNCTION_FINALIZER, isTerminalPhase, type Run, RunResource, type RunSpec } from "@kruntimes/api";
 import type { InvokeResponse } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import {
@@ -43,6 +36,7 @@ import {
 } from "../../runtimed/dataplane/dataplane-client.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 import { callerToken, dataplaneAddress } from "../support/dataplane.ts";
+import { imageRuntime } from "../support/runtimes.ts";
 
 const cluster = testCluster();
 // runtimed and the Runtime Server run from this checkout and two tests kill their processes:
@@ -58,23 +52,8 @@ const dec = new TextDecoder();
 
 type Dataplane = DataplaneClient;
 
-function runtime(name: string, image: string, replicas: number, runs: number): Runtime {
-  return {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name },
-    spec: {
-      replicas,
-      capacity: { runs },
-      template: {
-        spec: {
-          terminationGracePeriodSeconds: 3,
-          containers: [{ name: "runtime", image, env: [{ name: "HOME", value: "/workspace" }] }],
-        },
-      },
-    },
-  } as Runtime;
-}
+const runtime = (name: string, image: string, replicas: number, runs: number) =>
+  imageRuntime(name, image, { replicas, runs });
 
 const PY_ECHO = `
 import json

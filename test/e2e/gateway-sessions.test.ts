@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Run, RunResource, type Runtime } from "@kruntimes/api";
+import { type Run, RunResource } from "@kruntimes/api";
 import { type ExecResponse, SessionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import {
@@ -35,6 +35,7 @@ import {
   grantRuns,
   saToken as saTokenIn,
 } from "../support/gateway.ts";
+import { imageRuntime } from "../support/runtimes.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
@@ -158,27 +159,7 @@ suite("sessions through the gateway (real apiserver, RBAC, runtimed, Runtime Ser
       ],
     });
     await ctl.waitFor("scheduling and reconciling");
-    await createRuntime(client, ns.name, {
-      apiVersion: "kruntimes.io/v1alpha1",
-      kind: "Runtime",
-      metadata: { name: "sess" },
-      spec: {
-        replicas: 2,
-        capacity: { runs: 8 },
-        template: {
-          spec: {
-            terminationGracePeriodSeconds: 3,
-            containers: [
-              {
-                name: "runtime",
-                image: "ghcr.io/kruntimes/bash",
-                env: [{ name: "HOME", value: "/workspace" }],
-              },
-            ],
-          },
-        },
-      },
-    } as Runtime);
+    await createRuntime(client, ns.name, imageRuntime("sess", "ghcr.io/kruntimes/bash", { replicas: 2 }));
     await eventually(
       "sess pods ready",
       async () => (await readyPods(client, ns.name, "sess")).length === 2,

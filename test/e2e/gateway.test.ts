@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Run, RunResource, type Runtime } from "@kruntimes/api";
+import { type Run, RunResource } from "@kruntimes/api";
 import { FunctionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/function_pb.ts";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import {
@@ -36,6 +36,7 @@ import {
   grantRuns,
   saToken as saTokenIn,
 } from "../support/gateway.ts";
+import { imageRuntime } from "../support/runtimes.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
@@ -62,23 +63,7 @@ function grpcurl(): string {
   return bin;
 }
 
-function runtime(name: string, image: string, replicas: number): Runtime {
-  return {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name },
-    spec: {
-      replicas,
-      capacity: { runs: 8 },
-      template: {
-        spec: {
-          terminationGracePeriodSeconds: 3,
-          containers: [{ name: "runtime", image, env: [{ name: "HOME", value: "/workspace" }] }],
-        },
-      },
-    },
-  } as Runtime;
-}
+const runtime = (name: string, image: string, replicas: number) => imageRuntime(name, image, { replicas });
 
 const PY = `
 import time

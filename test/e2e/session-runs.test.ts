@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isTerminalPhase, type Run, RunResource, type RunSpec, type Runtime } from "@kruntimes/api";
+import { isTerminalPhase, type Run, RunResource, type RunSpec } from "@kruntimes/api";
 import { type ExecResponse, SessionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 import { ExitReason } from "@kruntimes/api/gen/kruntimes/runtime/v1/session_pb.ts";
 import { type KubeClient, path, R } from "@kruntimes/kube";
@@ -25,6 +25,7 @@ import {
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 import { callerToken, podDataplaneAddress } from "../support/dataplane.ts";
+import { imageRuntime } from "../support/runtimes.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
@@ -179,25 +180,11 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
     });
     await ctl.waitFor("scheduling and reconciling");
     token = await callerToken(client, ns.name, CALLER);
-    await createRuntime(client, ns.name, {
-      apiVersion: "kruntimes.io/v1alpha1",
-      kind: "Runtime",
-      metadata: { name: "sess" },
-      spec: {
+    await createRuntime(
+      client,
+      ns.name,
+      imageRuntime("sess", "ghcr.io/kruntimes/bash", {
         replicas: REPLICAS,
-        capacity: { runs: 8 },
-        template: {
-          spec: {
-            terminationGracePeriodSeconds: 3,
-            containers: [
-              {
-                name: "runtime",
-                image: "ghcr.io/kruntimes/bash",
-                env: [{ name: "HOME", value: "/workspace" }],
-              },
-            ],
-          },
-        },
         artifactStore: {
           s3: {
             bucket: "krt",
@@ -209,8 +196,8 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
           },
           maxArtifactBytes: 1024 * 1024,
         },
-      },
-    } as Runtime);
+      }),
+    );
     await eventually(
       "sess pods ready",
       async () => (await readyPods(client, ns.name, "sess")).length === REPLICAS,

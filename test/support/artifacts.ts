@@ -27,6 +27,7 @@ import {
 } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, readyPods } from "../../controller/testing/cluster/objects.ts";
 import { eventually } from "./cluster.ts";
+import { imageRuntime } from "./runtimes.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const CLUSTER_ROLE_BINDINGS = {
@@ -69,28 +70,14 @@ async function startRuntime(
   store: Omit<ArtifactStore, "maxArtifactBytes">,
 ): Promise<void> {
   await ctl.waitFor("scheduling and reconciling");
-  await createRuntime(client, ns, {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name: "bash" },
-    spec: {
+  await createRuntime(
+    client,
+    ns,
+    imageRuntime("bash", "ghcr.io/kruntimes/bash", {
       replicas: 1,
-      capacity: { runs: 8 },
-      template: {
-        spec: {
-          terminationGracePeriodSeconds: 3,
-          containers: [
-            {
-              name: "runtime",
-              image: "ghcr.io/kruntimes/bash",
-              env: [{ name: "HOME", value: "/workspace" }],
-            },
-          ],
-        },
-      },
       artifactStore: { ...store, maxArtifactBytes: 1024 * 1024 },
-    },
-  } as Runtime);
+    }),
+  );
   await eventually("bash pod ready", async () => (await readyPods(client, ns, "bash")).length === 1, 120_000);
 }
 
