@@ -11,7 +11,7 @@
  * Setup needs the local cluster (the controller runs from this checkout with the real runtimed):
  * KRT_CLUSTER_DIR and KUBECONFIG set (see main.ts).
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Run, RunResource, type Runtime } from "@kruntimes/api";
@@ -25,9 +25,15 @@ import {
   gatewayCaller,
 } from "../../gateway/testing/callers.ts";
 import { startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
-import { tokenKubeconfig } from "../../test/support/artifacts.ts";
 import { eventually, testNamespace } from "../../test/support/cluster.ts";
-import { tokenFor } from "../hotpath/gateway-scenarios.ts";
+import {
+  createGatewayRbac,
+  createServiceAccount,
+  deleteGatewayRbac,
+  gatewayFiles,
+  grantRuns,
+  saToken,
+} from "../../test/support/gateway.ts";
 import { type BenchOptions, PROTOCOLS, type Row } from "./bench.ts";
 import { runLoad } from "./load.ts";
 
@@ -126,40 +132,12 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
     await ctl.waitFor("scheduling and reconciling");
     // The gateway's ServiceAccount with the chart's least-privilege ClusterRole; a caller allowed
     // to invoke the two Runs.
-    for (const sa of ["gateway", "caller"])
-      await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: sa } });
-    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-      metadata: { name: role },
-      rules: [
-        { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
-        { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
-        { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["list", "watch"] },
-        { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
-      ],
-    });
-    await client.create("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-      metadata: { name: role },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
-      subjects: [{ kind: "ServiceAccount", name: "gateway", namespace: ns.name }],
-    });
-    await client.create(path(R.roles, ns.name), {
-      metadata: { name: "invoke" },
-      rules: [
-        {
-          apiGroups: ["kruntimes.io"],
-          resources: ["runs/invoke"],
-          verbs: ["create"],
-          resourceNames: [...o.langs],
-        },
-      ],
-    });
-    await client.create(path(R.roleBindings, ns.name), {
-      metadata: { name: "invoke" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "invoke" },
-      subjects: [{ kind: "ServiceAccount", name: "caller", namespace: ns.name }],
-    });
-    const callerToken = await tokenFor(client, ns.name, "caller");
-    const dataplaneToken = await tokenFor(client, ns.name, "gateway", "kruntimes-dataplane");
+    await createGatewayRbac(client, ns.name, role);
+    await createServiceAccount(client, ns.name, "caller");
+    await grantRuns(client, ns.name, "invoke", "caller", "invoke", [...o.langs]);
+    const callerToken = await saToken(client, ns.name, "caller");
+    const files = await gatewayFiles(client, ns.name, o.kubeconfig, dir);
+    const dataplaneToken = readFileSync(files.dataplaneTokenFile, "utf8");
 
     for (const lang of o.langs)
       await createRuntime(client, ns.name, runtime(lang, `ghcr.io/kruntimes/${lang}`));
@@ -192,29 +170,14 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
       );
     }
 
-    const tokenFile = join(dir, "dataplane-token");
-    writeFileSync(tokenFile, dataplaneToken);
-    const kubeconfig = tokenKubeconfig(
-      o.kubeconfig,
-      ns.name,
-      "gateway",
-      await tokenFor(client, ns.name, "gateway"),
-      join(dir, "gateway.kubeconfig"),
-    );
     const gw = await startGatewayProcess(
       [
-        `--kubeconfig=${kubeconfig}`,
-        `--namespace=${ns.name}`,
-        "--host=127.0.0.1",
+        ...files.flags,
         "--protocols=http",
-        "--http-port=0",
-        "--grpc-port=0",
-        "--metrics-port=0",
-        `--dataplane-token-file=${tokenFile}`,
         // info: the start line carries the ports; nothing is logged per call at info.
         "--log-level=info",
       ],
-      { KUBECONFIG: kubeconfig },
+      files.env,
     );
     stops.push(async () => {
       gw.kill();
@@ -329,8 +292,7 @@ export async function benchCluster(o: ClusterBenchOptions): Promise<ClusterRow[]
     ctl.kill();
     await ctl.exited;
     await ns.remove();
-    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${role}`).catch(() => {});
-    await client.delete(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${role}`).catch(() => {});
+    await deleteGatewayRbac(client, role);
   }
 }
 
