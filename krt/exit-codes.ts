@@ -58,7 +58,8 @@ export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
   [ExitCode.Unavailable]:
     "The cluster (or, for `krt invoke`, the gateway) is unreachable (connection refused, DNS, TLS).",
   [ExitCode.Internal]: "Unexpected error inside krt.",
-  [ExitCode.WaitTimeout]: "The wait bound of `krt wait`, `krt run --wait` or `krt session create --wait` passed first.",
+  [ExitCode.WaitTimeout]:
+    "The wait bound of `krt wait`, `krt run --wait` or `krt session create --wait` passed first.",
   [ExitCode.Forbidden]:
     "The API server or the gateway denied the request (HTTP 401/403); the message names the verb and resource.",
   [ExitCode.Config]: "No usable kubeconfig or context.",

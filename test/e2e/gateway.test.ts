@@ -328,7 +328,13 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
 
   test("404, 409, 413, 429, 504 and a handler error, provoked for real (503: see below)", async () => {
     await grantInvoke("caller", "nothere");
-    expect((await plain("nothere", "x")).status).toBe(404);
+    // A new RoleBinding reaches the apiserver's authorizer through its informer: until then the
+    // call is refused 403, so wait for the answer the grant makes possible.
+    await eventually(
+      "404 once the grant is in force",
+      async () => (await plain("nothere", "x")).status === 404,
+      30_000,
+    );
     await grantInvoke("caller", "task1");
     await client.create(path(RunResource, ns.name), {
       apiVersion: "kruntimes.io/v1alpha1",
@@ -336,7 +342,14 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
       metadata: { name: "task1" },
       spec: { runtime: "bash", mode: { task: {} }, source: { inline: "true" } },
     });
-    const notFn = await plain("task1", "x");
+    const notFn = await eventually(
+      "409 once the grant is in force",
+      async () => {
+        const r = await plain("task1", "x");
+        return r.status === 403 ? undefined : r;
+      },
+      30_000,
+    );
     expect(notFn.status).toBe(409);
     expect(((await notFn.json()) as { runNotReady: { mode: string } }).runNotReady.mode).toBe("task");
     expect((await plain("py", "x".repeat(2048))).status).toBe(413);

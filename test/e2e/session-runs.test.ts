@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isTerminalPhase, type Run, RunResource, type RunSpec } from "@kruntimes/api";
-import { type ExecResponse, SessionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
+import type { ExecResponse } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 import { ExitReason } from "@kruntimes/api/gen/kruntimes/runtime/v1/session_pb.ts";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import {
@@ -423,6 +423,34 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
     const c2 = await connect(r2);
     const listing = await c2.listFiles({ target: target(next), path: "" });
     expect(listing.entries.map((e) => e.name).filter((x) => x !== ".artifacts")).toEqual([]);
+    await terminate(next, "Immediate");
+    await ended(next);
+  });
+
+  test("a session Run deleted while Ready spends its pod too: replaced, never offered to the next session", async () => {
+    const name = await create({});
+    const run = await ready(name);
+    const pod = run.status?.endpoint?.pod as string;
+    const podUID = run.status?.endpoint?.podUID as string;
+    await client.delete(path(RunResource, ns.name, name));
+    await eventually(
+      "the Run is gone (session closed, finalizer removed)",
+      async () => !(await client.get(path(RunResource, ns.name, name)).catch(() => undefined)),
+      60_000,
+    );
+    await eventually(
+      "its pod replaced",
+      async () => {
+        const p = await client
+          .get<{ metadata: { uid: string } }>(path(R.pods, ns.name, pod))
+          .catch(() => undefined);
+        return !p || p.metadata.uid !== podUID;
+      },
+      60_000,
+    );
+    const next = await create({});
+    const r2 = await ready(next);
+    expect(r2.status?.endpoint?.podUID).not.toBe(podUID);
     await terminate(next, "Immediate");
     await ended(next);
   });
