@@ -387,6 +387,39 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
     expect(rb.status?.reason).toBe("ArtifactsRejected");
   });
 
+  test("a store outage during Finalizing is retried; the session ends Succeeded with its artifact after recovery", async () => {
+    const name = await create({});
+    const run = await ready(name);
+    const c = await connect(run);
+    await exec(c, name, 'echo kept > "$KRUNTIME_ARTIFACTS_DIR/late.txt"');
+    await s3.stop();
+    try {
+      await terminate(name, "Drain");
+      await until(
+        name,
+        "Finalizing",
+        (r) => r.status?.phase === "Finalizing" || isTerminalPhase(r.status?.phase),
+      );
+      // runtimed exports into the outage: its log shows this Run's upload failing and retried.
+      await eventually(
+        "runtimed retrying the session's export",
+        async () =>
+          (await runtimedLog(run.status?.endpoint?.pod ?? ""))
+            .split("\n")
+            .some((l) => l.includes("artifact store failed; retrying") && l.includes(`"run":"${name}"`)),
+        60_000,
+      );
+      expect(isTerminalPhase((await client.get<Run>(path(RunResource, ns.name, name))).status?.phase)).toBe(
+        false,
+      );
+    } finally {
+      await s3.start();
+    }
+    const r = await ended(name);
+    expect(r.status?.phase).toBe("Succeeded");
+    expect(r.status?.artifactRefs?.map((x) => x.name)).toContain("late.txt");
+  });
+
   test("a session holds its pod alone; the spent pod is replaced and the next session starts clean", async () => {
     const name = await create({});
     const run = await ready(name);
