@@ -1,8 +1,8 @@
 /**
- * The base of the commands that call the gateway's SessionService (`krt exec`, `krt cp`, `krt ls`):
- * the gateway flags of `krt invoke` (--token, --gateway, --gateway-namespace, --gateway-via,
- * --ca-file, --insecure-skip-tls-verify) and one way to reach it (locateGateway) with the caller's
- * bearer token.
+ * The base of the commands that call the gateway (`krt invoke`, `krt exec`, `krt cp`, `krt ls`):
+ * the gateway flags (--token, --gateway, --gateway-namespace, --gateway-via, --ca-file,
+ * --insecure-skip-tls-verify) and one way to reach it (locateGateway) with the caller's bearer
+ * token.
  */
 import { Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
@@ -12,14 +12,20 @@ import { type GatewayTarget, locateGateway, VIA, type Via } from "../gateway/loc
 import { type SessionClient, sessionClient } from "../gateway/session-client.ts";
 import type { GlobalOptions } from "../options.ts";
 
-export interface OpenGateway {
+export interface LocatedGateway {
   target: GatewayTarget;
-  client: SessionClient;
   namespace: string;
   token: string;
 }
 
+export interface OpenGateway extends LocatedGateway {
+  client: SessionClient;
+}
+
 export abstract class GatewayCommand extends KrtCommand {
+  /** The Run subresource a caller needs `create` on, named in the no-token advice. */
+  protected gatewaySubresource: "invoke" | "session" = "session";
+
   token = Option.String("--token", {
     description: "Bearer token to call with (default: the kubeconfig user's token)",
   });
@@ -37,12 +43,24 @@ export abstract class GatewayCommand extends KrtCommand {
     description: "Do not verify the gateway's certificate (testing only)",
   });
 
-  /** Finds the gateway and the caller's token; close `target` when done. */
+  /** The session commands' client on the gateway; close `target` when done. */
   protected async openGateway(opts: GlobalOptions): Promise<OpenGateway> {
     this.oneNamespace(opts);
+    const gw = await this.locate(opts);
+    return { ...gw, client: sessionClient(gw.target) };
+  }
+
+  /** --gateway-via, checked (callers may check it before slower work). */
+  protected via(): Via {
     const via = (this.gatewayVia ?? "auto") as Via;
     if (!VIA.includes(via))
       throw CliError.usage(`--gateway-via "${this.gatewayVia}"`, `use ${VIA.join(", ")}`);
+    return via;
+  }
+
+  /** Finds the gateway and the caller's token; close `target` when done. */
+  protected async locate(opts: GlobalOptions): Promise<LocatedGateway> {
+    const via = this.via();
     let ca: string | undefined;
     if (this.caFile !== undefined) {
       try {
@@ -68,7 +86,7 @@ export abstract class GatewayCommand extends KrtCommand {
       },
       dialTimeoutMs: 1500,
     });
-    return { target, client: sessionClient(target), namespace: session.namespace, token };
+    return { target, namespace: session.namespace, token };
   }
 
   private async bearerToken(conn: { token?: string; tokenFile?: string; cert?: string }): Promise<string> {
@@ -80,7 +98,7 @@ export abstract class GatewayCommand extends KrtCommand {
       conn.cert
         ? "your kubeconfig user authenticates with a client certificate; the gateway checks bearer tokens only (TokenReview), so there is nothing to send"
         : "your kubeconfig user has no bearer token to send to the gateway",
-      'pass one with --token, e.g. --token "$(kubectl create token <serviceaccount> -n <namespace>)" for a ServiceAccount allowed to create runs/session, or use a kubeconfig context with a token',
+      `pass one with --token, e.g. --token "$(kubectl create token <serviceaccount> -n <namespace>)" for a ServiceAccount allowed to create runs/${this.gatewaySubresource}, or use a kubeconfig context with a token`,
     );
   }
 }

@@ -2,16 +2,15 @@
 import { parseApiDuration } from "@kruntimes/api";
 import type { InvokeResponse } from "@kruntimes/api/gen/kruntimes/gateway/v1/function_pb.ts";
 import { Command, Option } from "clipanion";
-import { KrtCommand } from "../base-command.ts";
 import { CliError } from "../errors.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { invokeFunction } from "../gateway/invoke-client.ts";
 import { invokeError } from "../gateway/invoke-errors.ts";
-import { locateGateway, VIA, type Via } from "../gateway/locate.ts";
 import { buildInvokeRequest, loadBody } from "../gateway/request.ts";
 import type { GlobalOptions } from "../options.ts";
+import { GatewayCommand } from "./gateway-command.ts";
 
-export class InvokeCommand extends KrtCommand {
+export class InvokeCommand extends GatewayCommand {
   static override paths = [["invoke"]];
   static override usage = Command.Usage({
     category: "Runs",
@@ -63,22 +62,7 @@ export class InvokeCommand extends KrtCommand {
     description:
       "Deadline of the call, e.g. 10s (default: the gateway's, at most the Run's invocationTimeout)",
   });
-  token = Option.String("--token", {
-    description: "Bearer token to call with (default: the kubeconfig user's token)",
-  });
-  gateway = Option.String("--gateway", {
-    description: "Gateway URL (default: $KRT_GATEWAY, else discovered)",
-  });
-  gatewayNamespace = Option.String("--gateway-namespace", {
-    description: "Namespace of the gateway Service to discover (default kruntimes)",
-  });
-  gatewayVia = Option.String("--gateway-via", {
-    description: "How to reach a discovered gateway: auto (direct, else port-forward), direct, port-forward",
-  });
-  caFile = Option.String("--ca-file", { description: "PEM CA bundle to verify the gateway with" });
-  insecure = Option.Boolean("--insecure-skip-tls-verify", false, {
-    description: "Do not verify the gateway's certificate (testing only)",
-  });
+  protected override gatewaySubresource = "invoke" as const;
 
   async run(opts: GlobalOptions): Promise<number | undefined> {
     this.oneNamespace(opts);
@@ -87,9 +71,7 @@ export class InvokeCommand extends KrtCommand {
         `-o ${opts.output} does not apply to krt invoke`,
         "use -o json, or no -o for the body",
       );
-    const via = (this.gatewayVia ?? "auto") as Via;
-    if (!VIA.includes(via))
-      throw CliError.usage(`--gateway-via "${this.gatewayVia}"`, `use ${VIA.join(", ")}`);
+    this.via();
     const timeoutMs = this.timeout === undefined ? undefined : parseApiDuration(this.timeout);
     if (this.timeout !== undefined && timeoutMs === undefined)
       throw CliError.usage(`--timeout "${this.timeout}" is not a duration`, "e.g. --timeout 10s");
@@ -104,34 +86,18 @@ export class InvokeCommand extends KrtCommand {
         : { stdin: async () => new Uint8Array(await new Response(Bun.stdin.stream()).arrayBuffer()) }),
     });
     const request = buildInvokeRequest(body, this.header);
-    const ca = this.caFile === undefined ? undefined : await this.readCa(this.caFile);
-
-    const session = this.connect(opts);
-    const token = await this.bearerToken(session.conn);
-    const target = await locateGateway(session.client, {
-      url: this.gateway ?? this.context.env.KRT_GATEWAY,
-      namespace: this.gatewayNamespace ?? this.context.env.KRT_GATEWAY_NAMESPACE ?? "kruntimes",
-      via,
-      insecure: this.insecure,
-      ...(ca ? { ca } : {}),
-      kubectl: {
-        bin: this.context.env.KRT_KUBECTL ?? "kubectl",
-        ...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
-        ...(opts.context ? { context: opts.context } : {}),
-      },
-      dialTimeoutMs: 1500,
-    });
+    const { target, namespace, token } = await this.locate(opts);
     let res: InvokeResponse;
     try {
       res = await invokeFunction(target, {
-        namespace: session.namespace,
+        namespace,
         run: this.runName,
         ...request,
         token,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
     } catch (e) {
-      throw invokeError(e, { namespace: session.namespace, run: this.runName, via: target.via });
+      throw invokeError(e, { namespace, run: this.runName, via: target.via });
     } finally {
       target.close();
     }
@@ -174,26 +140,6 @@ export class InvokeCommand extends KrtCommand {
   }
 
   /** The caller's bearer token: --token, else the kubeconfig user's token (or token file). */
-  private async bearerToken(conn: { token?: string; tokenFile?: string; cert?: string }): Promise<string> {
-    if (this.token) return this.token;
-    if (conn.token) return conn.token;
-    if (conn.tokenFile) return (await Bun.file(conn.tokenFile).text()).trim();
-    throw new CliError(
-      ExitCode.Config,
-      conn.cert
-        ? "your kubeconfig user authenticates with a client certificate; the gateway checks bearer tokens only (TokenReview), so there is nothing to send"
-        : "your kubeconfig user has no bearer token to send to the gateway",
-      'pass one with --token, e.g. --token "$(kubectl create token <serviceaccount> -n <namespace>)" for a ServiceAccount allowed to create runs/invoke, or use a kubeconfig context with a token',
-    );
-  }
-
-  private async readCa(file: string): Promise<string> {
-    try {
-      return await Bun.file(file).text();
-    } catch (e) {
-      throw CliError.usage(`--ca-file ${file}: cannot read it: ${e instanceof Error ? e.message : e}`);
-    }
-  }
 }
 
 /** The body as text when it is valid UTF-8, for -o json. */
