@@ -36,6 +36,7 @@ import {
 } from "../../runtimed/dataplane/dataplane-client.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 import { callerToken, dataplaneAddress } from "../support/dataplane.ts";
+import { runUntil } from "../support/runs.ts";
 import { imageRuntime } from "../support/runtimes.ts";
 
 const cluster = testCluster();
@@ -106,21 +107,8 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
     });
   }
   const get = (name: string) => client.get<Run>(path(RunResource, ns.name, name));
-  async function until(
-    name: string,
-    what: string,
-    ok: (r: Run) => boolean,
-    timeoutMs = 60_000,
-  ): Promise<Run> {
-    return eventually(
-      `${name} ${what}`,
-      async () => {
-        const r = await get(name);
-        return ok(r) ? r : undefined;
-      },
-      timeoutMs,
-    );
-  }
+  const until = (name: string, what: string, ok: (r: Run) => boolean, timeoutMs = 60_000) =>
+    runUntil(client, ns.name, name, what, ok, timeoutMs);
   const ready = (name: string, timeoutMs?: number) =>
     until(name, "Ready", (r) => r.status?.phase === "Ready", timeoutMs);
 

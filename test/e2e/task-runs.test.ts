@@ -22,6 +22,7 @@ import {
   readyPods,
 } from "../../controller/testing/cluster/objects.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import { runUntil } from "../support/runs.ts";
 
 const cluster = testCluster();
 // runtimed and the Runtime Server run from this checkout, and one test kills runtimed's process:
@@ -76,22 +77,8 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       spec: { runtime: runtimeName, mode: { task: {} }, ...spec },
     });
   }
-  const get = (name: string) => client.get<Run>(path(RunResource, ns.name, name));
-  async function until(
-    name: string,
-    what: string,
-    ok: (r: Run) => boolean,
-    timeoutMs = 30_000,
-  ): Promise<Run> {
-    return eventually(
-      `${name} ${what}`,
-      async () => {
-        const r = await get(name);
-        return ok(r) ? r : undefined;
-      },
-      timeoutMs,
-    );
-  }
+  const until = (name: string, what: string, ok: (r: Run) => boolean, timeoutMs = 30_000) =>
+    runUntil(client, ns.name, name, what, ok, timeoutMs);
   const finished = (name: string, timeoutMs?: number) =>
     until(name, "finished", (r) => isTerminalPhase(r.status?.phase), timeoutMs);
   async function runToEnd(runtimeName: string, spec: Partial<RunSpec>, timeoutMs?: number): Promise<Run> {
