@@ -15,9 +15,21 @@ import {
   HELM_MISSING,
   helm,
   helmPath,
+  helmStderr,
   ROOT,
   render,
 } from "./chart-support.ts";
+
+describe("helmStderr", () => {
+  test("drops only client-go's canceled-watch line; warnings and errors stay", () => {
+    const noise =
+      'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="context canceled"\n';
+    expect(helmStderr(noise)).toBe("");
+    expect(helmStderr(`WARNING: x\n${noise}Error: y\n`)).toBe("WARNING: x\nError: y\n");
+    const other = 'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="EOF"\n';
+    expect(helmStderr(other)).toBe(other);
+  });
+});
 
 const available = helmPath() !== undefined;
 if (!available && process.env.KUBECONFIG) throw new Error(HELM_MISSING);
