@@ -26,7 +26,8 @@ describe("helmStderr", () => {
       'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="context canceled"\n';
     expect(helmStderr(noise)).toBe("");
     expect(helmStderr(`WARNING: x\n${noise}Error: y\n`)).toBe("WARNING: x\nError: y\n");
-    const other = 'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="EOF"\n';
+    const other =
+      'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="EOF"\n';
     expect(helmStderr(other)).toBe(other);
   });
 });

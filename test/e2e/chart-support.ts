@@ -45,7 +45,8 @@ export const HELM_MISSING =
  * watcher's body read ends with "context canceled". It says nothing about the release (CI saw it
  * once on an upgrade that succeeded), so tests that require an empty stderr ignore exactly it.
  */
-const CANCELED_WATCH = /^[EW]\d{4} [\d:.]+\s+\d+ \S+\] "Unexpected error when reading response body" err="context canceled"\n?/gm;
+const CANCELED_WATCH =
+  /^[EW]\d{4} [\d:.]+\s+\d+ \S+\] "Unexpected error when reading response body" err="context canceled"\n?/gm;
 
 /** helm's stderr without the benign canceled-watch lines (see CANCELED_WATCH). */
 export function helmStderr(stderr: string): string {
