@@ -2,7 +2,7 @@
 # Checks the protobuf contracts and the generated code:
 #   1. buf lint (STANDARD, see buf.yaml);
 #   2. buf breaking (FILE) against the main branch, when main already has proto/;
-#   3. the code in api/gen/ is exactly what buf generate produces now.
+#   3. the generated TypeScript, Go and Python code is exactly what buf generate produces now.
 #
 # The breaking check reads main from the local git repository (.git#branch=main,subdir=proto),
 # so it compares the working tree with the tip of the local main branch. In a clean clone of
@@ -31,11 +31,18 @@ else
 fi
 
 echo "== generated code"
-# Same template, output redirected into the temporary directory (--output prefixes the
-# template's out: api/gen, so the fresh code lands in $tmp/gen/api/gen).
+PATH="$(bash scripts/codegen-tools.sh):$PATH"
+export PATH
+# Same template, output redirected into the temporary directory (--output prefixes each out:
+# directory, so api/gen lands in $tmp/gen/api/gen and so on).
 "$buf" generate --output "$tmp/gen"
-if ! diff -r "$tmp/gen/api/gen" api/gen; then
+stale=0
+for dir in api/gen sdk/go/gen sdk/python/src/kruntimes/runtime sdk/python/src/kruntimes/gateway \
+  sdk/python/src/kruntimes/dataplane; do
+  if ! diff -r "$tmp/gen/$dir" "$dir"; then stale=1; fi
+done
+if ((stale)); then
   echo "generated code is stale: run scripts/generate.sh" >&2
   exit 1
 fi
-echo "api/gen is up to date"
+echo "api/gen, sdk/go/gen and the Python SDK's generated modules are up to date"

@@ -102,6 +102,15 @@ setup_grpcurl() {
   (cd "$mod" && go mod tidy)
 }
 
+# The Go SDK's code generators, one module pinning both (protobuf-go and connect-go).
+setup_codegen() {
+  local mod=$1
+  printf 'module kruntimes.local/build/codegen\ngo 1.24\nrequire (\n\tgoogle.golang.org/protobuf %s\n\tconnectrpc.com/connect %s\n)\n' \
+    "$PROTOC_GEN_GO_VERSION" "$CONNECT_GO_VERSION" >"$mod/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport (\n\t_ "connectrpc.com/connect/cmd/protoc-gen-connect-go"\n\t_ "google.golang.org/protobuf/cmd/protoc-gen-go"\n)\n' >"$mod/tools.go"
+  (cd "$mod" && go mod tidy)
+}
+
 # The artifact tests' S3 server: our own module (test/localcluster/s3server) around gofakes3. The
 # cache key is gofakes3's version plus a hash of our sources, so editing them rebuilds.
 s3server_key() {
@@ -114,7 +123,8 @@ setup_s3server() {
     || { echo "test/localcluster/s3server/go.mod does not require gofakes3 $GOFAKES3_VERSION (versions.env)" >&2; exit 1; }
 }
 
-# Default: what the local cluster needs. `all` adds helm (chart tests) and grpcurl (gateway tests).
+# Default: what the local cluster needs. `all` adds helm (chart tests), grpcurl (gateway tests)
+# and codegen (buf generate's Go plugins).
 want="${1:-cluster}"
 if [[ $want == all || $want == cluster || $want == etcd ]]; then
   build_group etcd "$ETCD_VERSION" setup_etcd go.etcd.io/etcd/server/v3
@@ -132,4 +142,8 @@ if [[ $want == all || $want == helm ]]; then
 fi
 if [[ $want == all || $want == grpcurl ]]; then
   build_group grpcurl "$GRPCURL_VERSION" setup_grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl
+fi
+if [[ $want == all || $want == codegen ]]; then
+  build_group codegen "$PROTOC_GEN_GO_VERSION-connect-$CONNECT_GO_VERSION" setup_codegen \
+    google.golang.org/protobuf/cmd/protoc-gen-go connectrpc.com/connect/cmd/protoc-gen-connect-go
 fi
