@@ -36,6 +36,15 @@ const SECTIONS: { text: string; items: Item[] }[] = [
     ],
   },
   {
+    text: "Clients",
+    items: [
+      { text: "Go SDK", link: "/sdk/go" },
+      { text: "Python SDK", link: "/sdk/python" },
+      { text: "MCP server (krt mcp)", link: "/mcp" },
+      { text: "Examples", link: "/examples" },
+    ],
+  },
+  {
     text: "Guides",
     items: [
       { text: "Install", link: "/install" },
