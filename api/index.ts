@@ -69,7 +69,7 @@ export {
   TerminationMode,
   WAITING_REASONS,
 } from "./src/reasons.ts";
-export { canRetry, maxAttempts, retryDelayMs } from "./src/retry-policy.ts";
+export { canRetry, failedVerdict, maxAttempts, retryDelayMs } from "./src/retry-policy.ts";
 export type { Run } from "./src/run.ts";
 export { runModeOf, runRequests } from "./src/run.ts";
 export type {

@@ -82,7 +82,8 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
   OutputsInvalid: "The task wrote outputs that break the bounds of `status.outputs`.",
   Timeout: "An attempt ran longer than `spec.timeout`.",
   Cancelled: "`spec.termination.mode` was set to `Immediate` before the Run finished.",
-  RetriesExhausted: "The last of `spec.retryPolicy.maxAttempts` attempts failed with a retryable reason.",
+  RetriesExhausted:
+    "Every one of `spec.retryPolicy.maxAttempts` (more than one) attempts failed, the last with a reason in `retryOn`; the message names it, exit code and tails are the last attempt's.",
   Completed: "The task exited with code 0.",
   Drained: "A session finished gracefully after `spec.termination.mode: Drain`.",
   ArtifactsRejected:

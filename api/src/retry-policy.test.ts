@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseDuration } from "./duration.ts";
 import { Reason as R, type Reason } from "./reasons.ts";
-import { canRetry, maxAttempts, retryDelayMs } from "./retry-policy.ts";
+import { canRetry, failedVerdict, maxAttempts, retryDelayMs } from "./retry-policy.ts";
 import type { RetryPolicy } from "./run-spec.ts";
 
 const spec = (retryPolicy?: RetryPolicy) => ({ retryPolicy });
@@ -48,5 +48,33 @@ describe("retryDelayMs", () => {
     expect(parseDuration("1m30s")).toBe(90_000);
     expect(parseDuration("250ms")).toBe(250);
     expect(() => parseDuration("5 minutes")).toThrow(/invalid duration/);
+  });
+});
+
+describe("failedVerdict", () => {
+  test("the last allowed attempt of a retried reason: RetriesExhausted naming the last failure", () => {
+    const v = failedVerdict(
+      spec({ maxAttempts: 3, retryOn: [R.NonZeroExit] }),
+      3,
+      R.NonZeroExit,
+      "exit code 2",
+    );
+    expect(v).toEqual({
+      reason: R.RetriesExhausted,
+      message: "all 3 attempts failed; attempt 3 with NonZeroExit: exit code 2",
+    });
+  });
+  test("the default retryOn covers pod failures", () => {
+    expect(failedVerdict(spec({ maxAttempts: 2 }), 2, R.PodGone, "gone").reason).toBe(R.RetriesExhausted);
+  });
+  test("its own reason: no policy, one attempt, a reason not retried, or attempts left", () => {
+    expect(failedVerdict(spec(), 1, R.NonZeroExit, "m").reason).toBe(R.NonZeroExit);
+    expect(
+      failedVerdict(spec({ maxAttempts: 1, retryOn: [R.NonZeroExit] }), 1, R.NonZeroExit, "m").reason,
+    ).toBe(R.NonZeroExit);
+    expect(failedVerdict(spec({ maxAttempts: 3 }), 3, R.NonZeroExit, "m").reason).toBe(R.NonZeroExit);
+    expect(
+      failedVerdict(spec({ maxAttempts: 3, retryOn: [R.Timeout] }), 3, R.OutputsInvalid, "m").reason,
+    ).toBe(R.OutputsInvalid);
   });
 });

@@ -4,7 +4,7 @@
  * controller when it takes a Run back from a lost pod; one implementation so both agree.
  */
 import { durationOr } from "./duration.ts";
-import { DEFAULT_RETRY_ON, RETRYABLE_REASONS, type Reason, type RetryableReason } from "./reasons.ts";
+import { DEFAULT_RETRY_ON, RETRYABLE_REASONS, Reason, type RetryableReason } from "./reasons.ts";
 import type { RunSpec } from "./run-spec.ts";
 
 export function maxAttempts(spec: Pick<RunSpec, "retryPolicy">): number {
@@ -20,6 +20,29 @@ export function canRetry(spec: Pick<RunSpec, "retryPolicy">, attempt: number, re
   if (!isRetryable(reason) || attempt >= maxAttempts(spec)) return false;
   const retryOn = spec.retryPolicy?.retryOn ?? DEFAULT_RETRY_ON;
   return retryOn.includes(reason);
+}
+
+/**
+ * The reason and message a Run ends Failed with when attempt `attempt` failed with `reason` and is
+ * not retried. When the policy retries that reason but every allowed attempt is used (and there was
+ * more than one), the reason is RetriesExhausted and the message names the last failure; a client
+ * tells "retries used up" from "failed once, no policy" by the reason alone. status.exitCode and
+ * the tails still describe the last attempt.
+ */
+export function failedVerdict(
+  spec: Pick<RunSpec, "retryPolicy">,
+  attempt: number,
+  reason: Reason,
+  message: string,
+): { reason: Reason; message: string } {
+  const max = maxAttempts(spec);
+  const retryOn = spec.retryPolicy?.retryOn ?? DEFAULT_RETRY_ON;
+  if (max > 1 && attempt >= max && isRetryable(reason) && retryOn.includes(reason))
+    return {
+      reason: Reason.RetriesExhausted,
+      message: `all ${max} attempts failed; attempt ${attempt} with ${reason}: ${message}`,
+    };
+  return { reason, message };
 }
 
 /** Delay before attempt `failed + 1`: initial × multiplier^(failed − 1), capped at max. */

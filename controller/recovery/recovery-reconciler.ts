@@ -6,7 +6,16 @@
  * it ends Failed (Cancelled if Immediate termination was asked) whatever its retry policy.
  * Every write is fenced on phase, attempt and pod UID, like runtimed's.
  */
-import { canRetry, Reason, type Run, RunMode, RunPhase, runModeOf, TerminationMode } from "@kruntimes/api";
+import {
+  canRetry,
+  failedVerdict,
+  Reason,
+  type Run,
+  RunMode,
+  RunPhase,
+  runModeOf,
+  TerminationMode,
+} from "@kruntimes/api";
 import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import type { Reconciler } from "../reconcile/controller.ts";
@@ -88,7 +97,8 @@ export class RecoveryReconciler implements Reconciler {
       next = requeuedStatus(run, verdict.reason, verdict.message, now);
     } else {
       action = "failed";
-      next = endedStatus(run, RunPhase.Failed, verdict.reason, verdict.message, nowMicros());
+      const failed = failedVerdict(run.spec, attempt, verdict.reason, verdict.message);
+      next = endedStatus(run, RunPhase.Failed, failed.reason, failed.message, nowMicros());
     }
     try {
       await this.d.writer.patch(run, replaceStatus(assignmentFenceOps(run.status ?? {}), next));

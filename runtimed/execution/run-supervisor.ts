@@ -23,7 +23,7 @@ import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { RuntimedOptions } from "../options.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
-import type { Outcome } from "../status/outcome.ts";
+import { finalOutcome, type Outcome } from "../status/outcome.ts";
 import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
 import { attemptResult } from "./attempt-result.ts";
@@ -199,6 +199,7 @@ export class RunSupervisor {
         kind = "retry";
         continue;
       }
+      result.outcome = finalOutcome(outcome, this.run.spec, this.attempt);
       return this.finish(result);
     }
   }

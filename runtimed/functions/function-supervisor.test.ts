@@ -163,7 +163,7 @@ describe("FunctionSupervisor", () => {
     expect(h.kube.stored?.status?.reason).toBe("Timeout");
   });
 
-  test("a source that does not load: retried per policy, then Failed/RegistrationFailed with the error", async () => {
+  test("a source that does not load: retried per policy, then Failed/RetriesExhausted with the error", async () => {
     const h = harness(
       aFunctionRun({
         source: "SYNTAX ERROR",
@@ -175,7 +175,8 @@ describe("FunctionSupervisor", () => {
     await h.done();
     expect(h.phases()).toEqual(["Scheduled", "Failed"]);
     const s = h.kube.stored?.status;
-    expect(s).toMatchObject({ phase: "Failed", reason: "RegistrationFailed", attempt: 2 });
+    expect(s).toMatchObject({ phase: "Failed", reason: "RetriesExhausted", attempt: 2 });
+    expect(s?.message).toStartWith("all 2 attempts failed; attempt 2 with RegistrationFailed: ");
     expect(s?.message).toContain("SyntaxError");
     expect(h.server.calls.filter((c) => c.startsWith("register"))).toEqual([
       `register ${UID}/1`,

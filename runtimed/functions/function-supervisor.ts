@@ -31,7 +31,7 @@ import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { RuntimedOptions } from "../options.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
-import type { Outcome } from "../status/outcome.ts";
+import { finalOutcome, type Outcome } from "../status/outcome.ts";
 import { fencedStatusPatch, type JsonPatchOp, retryStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
 import { addFinalizerPatch, patchFinalizers, removeFinalizerPatch } from "./finalizer.ts";
@@ -192,7 +192,7 @@ export class FunctionSupervisor {
           kind = "retry";
           continue;
         }
-        return this.finish(reg.outcome, undefined);
+        return this.finish(finalOutcome(reg.outcome, this.run.spec, this.attempt), undefined);
       }
       if (this.run.status?.phase !== RunPhase.Ready || this.run.status.attempt !== this.attempt) {
         if (!(await this.writeReady(reg.registration, startedMicros))) return this.end();
@@ -373,7 +373,7 @@ export class FunctionSupervisor {
       // Retried in place as a new attempt: its Scheduled write takes the Run out of service.
       if (canRetry(this.run.spec, this.attempt, Reason.RegistrationFailed))
         return (await this.writeRetry(reg.outcome)) ? "retry" : "stop";
-      await this.finish(reg.outcome, undefined);
+      await this.finish(finalOutcome(reg.outcome, this.run.spec, this.attempt), undefined);
       return "stop";
     }
     this.d.table.serve(this.uid, {

@@ -3,7 +3,7 @@
  * signal) mapped onto a terminal phase and a Run reason, with a message a user can act on.
  * One table, so the mapping is reviewed in one place.
  */
-import { Reason, RunPhase } from "@kruntimes/api";
+import { failedVerdict, Reason, RunPhase, type RunSpec } from "@kruntimes/api";
 import { type TaskExited, TaskExitReason } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 
 export type TerminalPhase =
@@ -16,6 +16,15 @@ export interface Outcome {
   phase: TerminalPhase;
   reason: Reason;
   message: string;
+}
+
+/**
+ * The outcome a Run ends with when this attempt is not retried: a failure (or timeout) of the
+ * last attempt the policy allowed for its reason becomes RetriesExhausted (see failedVerdict).
+ */
+export function finalOutcome(outcome: Outcome, spec: Pick<RunSpec, "retryPolicy">, attempt: number): Outcome {
+  if (outcome.phase !== RunPhase.Failed && outcome.phase !== RunPhase.Timeout) return outcome;
+  return { ...outcome, ...failedVerdict(spec, attempt, outcome.reason, outcome.message) };
 }
 
 function detail(exited: Pick<TaskExited, "message">, fallback: string): string {

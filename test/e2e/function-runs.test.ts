@@ -417,13 +417,14 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
     await client.delete(path(RunResource, ns.name, queued.metadata.name));
   });
 
-  test("a source that does not load: retried per retryPolicy, then Failed/RegistrationFailed with the error", async () => {
+  test("a source that does not load: retried per retryPolicy, then Failed/RetriesExhausted with the error", async () => {
     const r = await create("python", {
       source: { inline: "def handler(request):\n    return (\n" },
       retryPolicy: { maxAttempts: 2, retryOn: ["RegistrationFailed"], backoff: { initial: "100ms" } },
     });
     const done = await until(r.metadata.name as string, "ended", (x) => isTerminalPhase(x.status?.phase));
-    expect(done.status).toMatchObject({ phase: "Failed", reason: "RegistrationFailed", attempt: 2 });
+    expect(done.status).toMatchObject({ phase: "Failed", reason: "RetriesExhausted", attempt: 2 });
+    expect(done.status?.message).toStartWith("all 2 attempts failed; attempt 2 with RegistrationFailed: ");
     expect(done.status?.message).toContain("SyntaxError");
     expect(done.status?.endpoint).toBeUndefined();
     // The finalizer goes right after the terminal write (a second, metadata write).

@@ -311,12 +311,26 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       ]);
     });
 
-    test("retries exhausted: Failed with the last attempt's reason", async () => {
+    test("retries exhausted: Failed/RetriesExhausted, the message names the last failure", async () => {
       const r = await runToEnd("bash", {
         source: { inline: "exit 2" },
         retryPolicy: { maxAttempts: 2, retryOn: ["NonZeroExit"], backoff: { initial: "100ms" } },
       });
-      expect(r.status).toMatchObject({ phase: "Failed", reason: "NonZeroExit", attempt: 2, exitCode: 2 });
+      expect(r.status).toMatchObject({
+        phase: "Failed",
+        reason: "RetriesExhausted",
+        attempt: 2,
+        exitCode: 2,
+      });
+      expect(r.status?.message).toStartWith("all 2 attempts failed; attempt 2 with NonZeroExit: ");
+    });
+
+    test("a policy of one attempt is not a retry: Failed with the attempt's own reason", async () => {
+      const r = await runToEnd("bash", {
+        source: { inline: "exit 2" },
+        retryPolicy: { maxAttempts: 1, retryOn: ["NonZeroExit"] },
+      });
+      expect(r.status).toMatchObject({ phase: "Failed", reason: "NonZeroExit", attempt: 1, exitCode: 2 });
     });
 
     test("the timeout is per attempt: each retry gets a fresh one", async () => {
