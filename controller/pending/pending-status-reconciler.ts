@@ -15,6 +15,7 @@ import { resultOfWriteError } from "../status/write-result.ts";
 import type { Clock } from "../util/clock.ts";
 import { nowMicros } from "../util/clock.ts";
 import { admit } from "./admission.ts";
+import { waitingMessage } from "./waiting-message.ts";
 
 export interface Waiting {
   reason: WaitingReason;
@@ -62,7 +63,8 @@ export class PendingStatusReconciler implements Reconciler {
     const due = waiting.sinceMs + this.d.delayMs;
     if (now < due) return Result.requeueAfter(due - now);
     if (run.status?.waitingReason === waiting.reason) return Result.done();
-    return this.write(key, run, waitingStatus(run, waiting.reason, waiting.message, now));
+    const message = waitingMessage(run, waiting.reason, waiting.message);
+    return this.write(key, run, waitingStatus(run, waiting.reason, message, now));
   }
 
   private async write(key: string, run: Run, next: NonNullable<Run["status"]>): Promise<Result> {

@@ -180,6 +180,7 @@ suite("scheduler: placement", () => {
       return x.status?.waitingReason === "RuntimeNotFound" ? x : undefined;
     });
     expect(r.status?.phase).toBe("Pending");
+    expect(r.status?.message).toStartWith(`Runtime "later" not found in namespace "${ns.name}": create it`);
     await createRuntime(client, ns.name, runtimeManifest("later", { replicas: 1 }));
     const bound = await waitPhase("later", "Scheduled", 60_000);
     expect(bound.status?.assignment?.pod).toStartWith("later-");
