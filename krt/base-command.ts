@@ -23,6 +23,9 @@ export abstract class KrtCommand extends Command<KrtContext> {
   });
   output = Option.String("-o,--output", { description: `Output format: ${OUTPUT_FORMATS.join("|")}` });
 
+  /** The API server of the last connect(), named by connection errors. */
+  private conn: Session["conn"] | undefined;
+
   /** The command itself; returns the exit code (default 0). */
   abstract run(opts: GlobalOptions): Promise<number | undefined>;
 
@@ -37,7 +40,7 @@ export abstract class KrtCommand extends Command<KrtContext> {
       });
       return (await this.run(opts)) ?? ExitCode.Ok;
     } catch (e) {
-      const err = CliError.from(e);
+      const err = CliError.from(e, this.conn);
       this.context.stderr.write(`error: ${err.message}\n`);
       if (err.hint) this.context.stderr.write(`hint: ${err.hint}\n`);
       return err.exitCode;
@@ -45,7 +48,9 @@ export abstract class KrtCommand extends Command<KrtContext> {
   }
 
   protected connect(opts: GlobalOptions): Session {
-    return connect(opts, this.context.env);
+    const session = connect(opts, this.context.env);
+    this.conn = session.conn;
+    return session;
   }
 
   /** Commands that act on one object reject -A. */

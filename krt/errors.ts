@@ -2,7 +2,7 @@
  * The CLI's one error type: a message that says what went wrong, a hint that says what to do,
  * and the exit code from `exit-codes.ts`. `CliError.from(unknown)` maps every other error here.
  */
-import { KubeconfigError, KubeError } from "@kruntimes/kube";
+import { type ClusterConnection, KubeconfigError, KubeError } from "@kruntimes/kube";
 import { UsageError } from "clipanion";
 import { ExitCode } from "./exit-codes.ts";
 
@@ -20,19 +20,13 @@ export class CliError extends Error {
     return new CliError(ExitCode.Usage, message, hint);
   }
 
-  static from(e: unknown): CliError {
+  /** `conn`: the API server the command talked to, so a connection failure can name it. */
+  static from(e: unknown, conn?: Pick<ClusterConnection, "server" | "contextName" | "source">): CliError {
     if (e instanceof CliError) return e;
     if (e instanceof UsageError) return CliError.usage(e.message, "see `krt <command> --help`");
     if (e instanceof KubeconfigError) return new CliError(ExitCode.Config, e.message);
     if (e instanceof KubeError) return fromKube(e);
-    if (isConnectionError(e)) {
-      const msg = e instanceof Error ? e.message : String(e);
-      return new CliError(
-        ExitCode.Unavailable,
-        `cannot reach the cluster: ${msg}`,
-        "check that the cluster is running and that --kubeconfig/--context (or KUBECONFIG) point at it",
-      );
-    }
+    if (isConnectionError(e)) return unreachable(e as Error, conn);
     if (e instanceof Error && e.name === "AbortError")
       return new CliError(ExitCode.Unavailable, "the request to the cluster was aborted (timed out)");
     return new CliError(ExitCode.Internal, e instanceof Error ? (e.stack ?? e.message) : String(e));
@@ -89,6 +83,45 @@ function fromKube(e: KubeError): CliError {
     default:
       return new CliError(ExitCode.Internal, `${what} failed: HTTP ${e.code}: ${e.message}`);
   }
+}
+
+/** What a connection failure means, in words (Bun and Node name the same failures differently). */
+export function connectionFailure(e: Error): { what: string; tls: boolean } {
+  const code = (e as { code?: string }).code ?? "";
+  const m = `${code} ${e.message}`;
+  if (/ECONNREFUSED|ConnectionRefused/i.test(m)) return { what: "connection refused", tls: false };
+  if (/ENOTFOUND|EAI_AGAIN/.test(m)) return { what: "the host name does not resolve", tls: false };
+  if (/ETIMEDOUT/.test(m)) return { what: "the connection timed out", tls: false };
+  if (/EHOSTUNREACH/.test(m)) return { what: "no route to the host", tls: false };
+  if (/CERT|SELF_SIGNED|ALTNAME|UNABLE_TO_VERIFY/.test(code))
+    return { what: `its TLS certificate does not verify (${code})`, tls: true };
+  if (/ECONNRESET|ConnectionClosed|socket connection was closed/i.test(m))
+    return { what: "the connection was closed", tls: false };
+  return { what: e.message, tls: false };
+}
+
+function unreachable(
+  e: Error,
+  conn?: Pick<ClusterConnection, "server" | "contextName" | "source">,
+): CliError {
+  const { what, tls } = connectionFailure(e);
+  if (!conn)
+    return new CliError(
+      ExitCode.Unavailable,
+      `cannot reach the cluster: ${what}`,
+      "check that the cluster is running and that --kubeconfig/--context (or KUBECONFIG) point at it",
+    );
+  const from =
+    conn.source === "in-cluster"
+      ? "the in-cluster service account"
+      : `context "${conn.contextName ?? "?"}" of ${conn.source ?? "the kubeconfig"}`;
+  return new CliError(
+    ExitCode.Unavailable,
+    `cannot reach the Kubernetes API server ${conn.server} (${from}): ${what}`,
+    tls
+      ? "the kubeconfig's certificate-authority may belong to another cluster; check the cluster entry of that context"
+      : "check that the cluster is running and reachable from here (`kubectl cluster-info`), or choose another with --context / --kubeconfig (KUBECONFIG)",
+  );
 }
 
 function isConnectionError(e: unknown): boolean {

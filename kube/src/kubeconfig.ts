@@ -19,6 +19,8 @@ export interface ClusterConnection {
   tokenFile?: string;
   namespace: string;
   contextName?: string;
+  /** Where the settings came from, for messages: the kubeconfig file, or "in-cluster". */
+  source?: string;
 }
 
 interface RawKubeconfig {
@@ -86,6 +88,7 @@ export function loadKubeconfigFile(path: string, context?: string): ClusterConne
       : undefined,
     namespace: ctx.namespace ?? "default",
     contextName: ctxName,
+    source: path,
   };
 }
 
@@ -105,6 +108,7 @@ export function loadInCluster(
     namespace: existsSync(join(saDir, "namespace"))
       ? readFileSync(join(saDir, "namespace"), "utf8").trim()
       : "default",
+    source: "in-cluster",
   };
 }
 
