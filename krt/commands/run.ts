@@ -23,7 +23,10 @@ export class RunCommand extends KrtCommand {
     details: `
       Creates a Run in task mode and prints its name. The input is exactly one of: \`--file\` (a
       standalone inline script; \`-\` reads stdin), \`--entrypoint\` (a script file in the runtime
-      container, with its arguments after \`--\`), or shell commands after \`--\`.
+      container, with its arguments after \`--\`), or a command after \`--\`: the words are one
+      command line, as with \`kubectl run\` (\`-- echo hi\`; a single quoted word keeps its own
+      syntax, e.g. \`-- 'make && make test'\` or python's \`-- 'print(42)'\`), sent as the inline
+      script.
 
       With \`--function\` the Run is a function: \`--file\` is the module (python) or script (bash)
       that defines the handler (\`--handler\`, default \`handler\`); the Run registers it on a warm
@@ -38,12 +41,14 @@ export class RunCommand extends KrtCommand {
       \`kruntimes.io/created-micros\` annotation, for exact latency breakdowns.
 
       With \`--wait\`, krt watches the Run (no polling) until it ends and exits with the Run's
-      exit code, or with 80 (Failed without exit code), 81 (Timeout) or 82 (Cancelled).
+      exit code, or with 80 (Failed without exit code), 81 (Timeout) or 82 (Cancelled). A task's
+      output is printed when it ends (the tails kept in its status: stdout to stdout, stderr to
+      stderr) and its name goes to stderr; with \`-o\` the created Run is printed instead.
       \`--follow\` waits the same way and streams the Run's stdout and stderr live meanwhile (see
       \`krt logs\`); the Run's name then goes to stderr.
     `,
     examples: [
-      ["Run a shell command", "krt run --runtime bash -- 'echo hello'"],
+      ["Run a command and print its output", "krt run --runtime bash --wait -- echo hello"],
       [
         "Run a script file from stdin and wait for it",
         "echo 'print(1)' | krt run --runtime python --file - --wait",
@@ -109,7 +114,8 @@ export class RunCommand extends KrtCommand {
         `--follow prints the Run's output; -o ${opts.output} does not apply`,
         "drop -o, or use --wait -o json",
       );
-    if (opts.output === "table" || opts.output === "wide") opts = { ...opts, output: "name" };
+    const outputGiven = opts.output === "table" || opts.output === "wide" ? undefined : opts.output;
+    if (outputGiven === undefined) opts = { ...opts, output: "name" };
     const fn: FunctionFlags = {
       handler: this.handler,
       concurrency: this.concurrency,
@@ -158,10 +164,13 @@ export class RunCommand extends KrtCommand {
     await this.checkRuntime(client, ns, body.spec.runtime);
     const created = await client.create<Run>(path(RunResource, ns), body);
     const name = created.metadata.name as string;
-    if (this.follow) this.context.stderr.write(`run ${name} created\n`);
+    const isFunction = created.spec.mode.function !== undefined;
+    // A task waited for without -o shows its output when it ends, like `docker run`: the name
+    // then goes to stderr, as with --follow.
+    const showTails = this.wait && !this.follow && !isFunction && outputGiven === undefined;
+    if (this.follow || showTails) this.context.stderr.write(`run ${name} created\n`);
     else this.print(formatObjects([created], opts.output, [], true));
     if (!waiting) return undefined;
-    const isFunction = created.spec.mode.function !== undefined;
     const done = this.follow
       ? await followRunLogs(
           client,
@@ -174,8 +183,20 @@ export class RunCommand extends KrtCommand {
           timeoutMs: waitMs,
           ...(isFunction ? { until: (r: Run) => r.status?.phase === RunPhase.Ready } : {}),
         });
+    if (showTails) this.writeTails(done);
     this.context.stderr.write(`${runSummary(done)}\n`);
     return exitCodeForRun(done);
+  }
+
+  /** The ended task's stdout and stderr tails (status.stdoutTail/stderrTail), each to its stream. */
+  private writeTails(run: Run): void {
+    const s = run.status ?? {};
+    if (s.stdoutTail) this.context.stdout.write(s.stdoutTail);
+    if (s.stderrTail) this.context.stderr.write(s.stderrTail);
+    if (s.stdoutTruncated || s.stderrTruncated)
+      this.context.stderr.write(
+        `(only the end of the output is kept in the Run's status: \`krt logs ${run.metadata.name}\` shows all of it)\n`,
+      );
   }
 
   /** --manifest carries the whole Run: flags that would build one are refused, not ignored. */

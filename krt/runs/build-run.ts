@@ -104,6 +104,21 @@ export function checkNoFunctionFlags(f: FunctionFlags): void {
     );
 }
 
+/** Characters a word may hold and still be passed to a shell unquoted. */
+const SHELL_SAFE = /^[A-Za-z0-9_./=:,@%+-]+$/;
+
+/**
+ * The words after `--` (no --entrypoint) as the one command line a user means, like `kubectl run
+ * -- echo hi` or `docker run img echo hi`: one word is the line itself (so `-- 'a && b'` or python's
+ * `-- 'print(42)'` keep their syntax); several words are joined, each quoted for the shell when it
+ * holds anything else than plain characters, so `-- ls 'my file'` lists one file. The line is sent
+ * as the inline script, which every Runtime runs (python has no "command line" of args alone).
+ */
+export function commandLine(words: readonly string[]): string {
+  if (words.length === 1) return words[0] as string;
+  return words.map((w) => (SHELL_SAFE.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`)).join(" ");
+}
+
 export function buildRun(f: RunFlags, namespace: string, createdMicros: number): Run {
   checkRunFlags(f);
   const runtime = f.runtime as string;
@@ -119,8 +134,15 @@ export function buildRun(f: RunFlags, namespace: string, createdMicros: number):
       );
     spec.source = { inline: f.script };
   } else if (!f.function) {
-    if (f.entrypoint !== undefined) spec.mode = { task: { entrypoint: f.entrypoint } };
-    if (f.args.length > 0) spec.mode = { task: { ...spec.mode.task, args: f.args } };
+    if (f.entrypoint !== undefined) {
+      spec.mode = { task: { entrypoint: f.entrypoint } };
+      if (f.args.length > 0) spec.mode = { task: { ...spec.mode.task, args: f.args } };
+    } else {
+      const line = commandLine(f.args);
+      if (line.trim() === "")
+        throw CliError.usage("the command after -- is empty", "e.g. krt run --runtime bash -- echo hello");
+      spec.source = { inline: line };
+    }
   }
   if (f.env.length > 0) spec.env = f.env.map(envOf);
   if (f.timeout !== undefined) spec.timeout = f.timeout;

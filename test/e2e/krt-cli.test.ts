@@ -79,8 +79,9 @@ suite("krt CLI (compiled binary)", () => {
         "--ttl",
         "5m",
         "--",
-        "echo hi",
-        "ls -l",
+        "ls",
+        "-l",
+        "my dir",
       ),
     );
     expect(r.stderr).toBe("");
@@ -90,7 +91,9 @@ suite("krt CLI (compiled binary)", () => {
     const run = await getRun(name);
     expect(run.spec).toMatchObject({
       runtime: "bash",
-      mode: { task: { args: ["echo hi", "ls -l"] } },
+      // The words after -- are one command line, quoted where needed, sent as the inline script.
+      mode: { task: {} },
+      source: { inline: "ls -l 'my dir'" },
       env: [
         { name: "A", value: "1" },
         { name: "B", value: "x=y" },
@@ -241,10 +244,24 @@ suite("krt CLI (compiled binary)", () => {
       await setStatus(name, status);
       return proc;
     };
-    const ok = await waitFor("wait-ok", { phase: "Succeeded", exitCode: 0 });
+    const ok = await waitFor("wait-ok", {
+      phase: "Succeeded",
+      exitCode: 0,
+      stdoutTail: "hi\n",
+      stderrTail: "careful\n",
+      stdoutTruncated: true,
+    });
     expect(ok.code).toBe(0);
-    expect(ok.stdout.trim()).toBe("wait-ok");
-    expect(ok.stderr).toContain("run wait-ok: Succeeded");
+    // Like docker run: the task's output on stdout/stderr; the name and the summary on stderr.
+    expect(ok.stdout).toBe("hi\n");
+    expect(ok.stderr).toStartWith("run wait-ok created\ncareful\n(only the end of the output is kept");
+    expect(ok.stderr).toContain("`krt logs wait-ok` shows all of it)\nrun wait-ok: Succeeded");
+    // With -o the created Run is printed as asked, and no output.
+    const named = await waitFor("wait-named", { phase: "Succeeded", exitCode: 0, stdoutTail: "x\n" }, [
+      "-o",
+      "name",
+    ]);
+    expect(named.stdout).toBe("wait-named\n");
     const failed = await waitFor("wait-failed", { phase: "Failed", exitCode: 3, reason: "NonZeroExit" });
     expect(failed.code).toBe(3);
     expect(failed.stderr).toContain("exit code 3");

@@ -207,6 +207,34 @@ suite("krt with function Runs through the chart's gateway", () => {
     expect(sh.stderr).toContain("run sh: Ready");
   }, 300_000);
 
+  test("tasks on the same pools: `krt run --wait -- echo hi` runs what was typed and prints its output", async () => {
+    const sh = await krt([
+      "run",
+      "--runtime",
+      "bash",
+      "--name",
+      "typed",
+      "--wait",
+      "--",
+      "echo",
+      "hi",
+      "$HOME's",
+    ]);
+    expect(sh).toMatchObject({ code: 0, stdout: "hi $HOME's\n" });
+    expect(sh.stderr).toStartWith("run typed created\n");
+    expect(sh.stderr).toContain("run typed: Succeeded");
+    const py = await krt([
+      "run",
+      "--runtime",
+      "python",
+      "--wait",
+      "--",
+      "import sys; print(6 * 7); sys.exit(3)",
+    ]);
+    expect(py).toMatchObject({ code: 3, stdout: "42\n" });
+    expect(py.stderr).toContain("exit code 3");
+  });
+
   test("get -o wide, list and describe show the function, its endpoint and settings", async () => {
     const wide = ok(await krt(["get", "py", "-o", "wide"]));
     expect(wide).toMatch(/^NAME\s+RUNTIME\s+MODE\s+PHASE\s+.*ENDPOINT/);
