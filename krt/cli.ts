@@ -15,6 +15,7 @@ import { InvokeCommand } from "./commands/invoke.ts";
 import { ListCommand } from "./commands/list.ts";
 import { LogsCommand } from "./commands/logs.ts";
 import { LsCommand } from "./commands/ls.ts";
+import { McpCommand } from "./commands/mcp.ts";
 import { RunCommand } from "./commands/run.ts";
 import { RuntimeGetCommand } from "./commands/runtime-get.ts";
 import { RuntimeListCommand } from "./commands/runtime-list.ts";
@@ -31,6 +32,7 @@ export const COMMANDS = [
   CpCommand,
   LsCommand,
   SessionCloseCommand,
+  McpCommand,
   GetCommand,
   ListCommand,
   DescribeCommand,
