@@ -6,7 +6,8 @@ describe("parseOptions", () => {
     const o = parseOptions([], {});
     expect(o.metricsPort).toBe(8080);
     expect(o.leaderElect).toBe(true);
-    expect(o.leaseDurationMs).toBe(15_000);
+    expect(o.leaseDurationMs).toBe(4000);
+    expect([o.renewDeadlineMs, o.retryPeriodMs]).toEqual([3000, 1000]);
     expect(o.staleAfterMs).toBe(15_000);
     expect(o.runtimedImage).toMatch(/^ghcr\.io\/kruntimes\/runtimed:\d+\.\d+\.\d+$/);
     expect(o.leaseNamespace).toBe("kruntimes-system");

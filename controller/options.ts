@@ -36,15 +36,19 @@ export const FLAGS = {
   identity: { kind: "string", help: "this process's holder identity (default: hostname_random)" },
   "leader-lease-duration": {
     kind: "duration",
-    default: "15s",
-    help: "how long a leader's Lease is valid without renewal",
+    default: "4s",
+    help: "how long a leader's Lease is valid without renewal (bounds failover after a crash)",
   },
   "leader-renew-deadline": {
     kind: "duration",
-    default: "10s",
-    help: "a leader that cannot renew this long steps down (exits)",
+    default: "3s",
+    help: "a leader that cannot renew this long steps down (exits); below the lease duration",
   },
-  "leader-retry-period": { kind: "duration", default: "2s", help: "how often to try to acquire or renew" },
+  "leader-retry-period": {
+    kind: "duration",
+    default: "1s",
+    help: "how often to renew (one Lease write each) or try to acquire",
+  },
   "field-manager": {
     kind: "string",
     default: "kruntimes-controller",

@@ -6,12 +6,16 @@
  * kube-scheduler: half-stopped state is never reused. On shutdown the Lease is released (after any
  * renewal in flight has settled, so the release cannot be overwritten by our own renewal), and a
  * standby watches the Lease so it tries to acquire on the release event instead of at its next
- * retry tick.
+ * retry tick, and sees each renewal as it happens, so after a holder dies it tries just after the
+ * lease runs out.
  */
 import { isConflict, isNotFound, type KubeClient, path, R, watchStream } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { type Lease, microTime } from "../kube-types.ts";
 import { fingerprint, heldByOther, type Observed } from "./lease-record.ts";
+
+/** A standby tries this long after the observed lease ran out (clock granularity, timer lateness). */
+const EXPIRY_MARGIN_MS = 25;
 
 export interface LeaderElectorOptions {
   namespace: string;
@@ -62,7 +66,7 @@ export class LeaderElector {
         this.cb.started();
         break;
       }
-      await this.sleep(this.jitter(this.o.retryPeriodMs));
+      await this.sleep(this.standbyDelayMs());
     }
     let lastRenew = Date.now();
     while (!this.stopped && this.leading) {
@@ -140,6 +144,12 @@ export class LeaderElector {
         )) {
           const released =
             ev.type === "DELETED" || (ev.type !== "BOOKMARK" && !ev.object.spec?.holderIdentity);
+          // Every renewal is seen when it happens, so the lease is known to expire exactly
+          // leaseDuration after it (not after the next poll that would have noticed it).
+          if (ev.type !== "DELETED" && ev.type !== "BOOKMARK" && !this.leading) {
+            const fp = fingerprint(ev.object);
+            if (this.observed?.fingerprint !== fp) this.observed = { fingerprint: fp, atMs: Date.now() };
+          }
           if (released && !this.leading) {
             this.log.info(
               { identity: this.o.identity },
@@ -210,6 +220,19 @@ export class LeaderElector {
       if (!isConflict(e)) this.log.warn({ err: e }, "updating the leader Lease failed");
       return false;
     }
+  }
+
+  /**
+   * How long a standby sleeps before its next attempt: the retry period, but no later than just
+   * after the observed holder's lease runs out, so a leader that died (SIGKILL, node loss) is
+   * replaced about one lease duration after its last renewal rather than up to a retry period
+   * later.
+   */
+  private standbyDelayMs(): number {
+    const retry = this.jitter(this.o.retryPeriodMs);
+    if (!this.observed) return retry;
+    const expiresIn = this.observed.atMs + this.o.leaseDurationMs - Date.now();
+    return Math.max(0, Math.min(retry, expiresIn + EXPIRY_MARGIN_MS));
   }
 
   private jitter(ms: number): number {
