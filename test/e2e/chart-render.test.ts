@@ -285,12 +285,12 @@ suite("chart (helm template)", () => {
 
   test.each([
     [
-      ["controller.leaderElection.renewDeadline=15s"],
-      "controller.leaderElection.renewDeadline (15s) must be shorter than leaseDuration (15s)",
+      ["controller.leaderElection.renewDeadline=4s"],
+      "controller.leaderElection.renewDeadline (4s) must be shorter than leaseDuration (4s)",
     ],
     [
       ["controller.leaderElection.retryPeriod=1m"],
-      "retryPeriod (1m) must be shorter than renewDeadline (10s)",
+      "retryPeriod (1m) must be shorter than renewDeadline (3s)",
     ],
     [
       ["controller.leaderElection.enabled=false", "controller.replicas=2"],
