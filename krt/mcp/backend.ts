@@ -5,6 +5,8 @@
  * leaves here as a CliError in krt's words (sessionError, invokeError, CliError.from), which
  * tool-errors.ts turns into a tool error.
  */
+
+import { Code, ConnectError } from "@connectrpc/connect";
 import {
   isTerminalPhase,
   type Run,
@@ -13,6 +15,7 @@ import {
   RuntimeResource,
   TerminationMode,
 } from "@kruntimes/api";
+import { FailureSchema, RunNotReadySchema } from "@kruntimes/api/gen/kruntimes/gateway/v1/function_pb.ts";
 import { ExitReason, FileType, WriteMode } from "@kruntimes/api/gen/kruntimes/runtime/v1/session_pb.ts";
 import { isNotFound, type KubeClient, KubeError, path } from "@kruntimes/kube";
 import type { OpenGateway } from "../commands/gateway-command.ts";
@@ -454,12 +457,15 @@ export class KruntimesBackend implements McpBackend {
         return fn(gw, { namespace: this.namespace, run, token: gw.token });
       });
     } catch (e) {
-      throw sessionError(e, {
-        namespace: this.namespace,
-        run,
-        via,
-        ...(filePath !== undefined ? { path: filePath } : {}),
-      });
+      throw (
+        sessionOwnError(e, run, filePath) ??
+        sessionError(e, {
+          namespace: this.namespace,
+          run,
+          via,
+          ...(filePath !== undefined ? { path: filePath } : {}),
+        })
+      );
     }
   }
 
@@ -503,6 +509,24 @@ export class KruntimesBackend implements McpBackend {
       );
     }
   }
+}
+
+/**
+ * FAILED_PRECONDITION without RunNotReady is the session's own answer about a path (a directory
+ * read as a file, a file listed as a directory), not a Run that cannot serve; krt's sessionError
+ * would read it as the latter.
+ */
+function sessionOwnError(e: unknown, run: string, filePath: string | undefined): CliError | undefined {
+  if (!(e instanceof ConnectError) || e.code !== Code.FailedPrecondition) return undefined;
+  if (e.findDetails(RunNotReadySchema).length > 0 || e.findDetails(FailureSchema).length > 0)
+    return undefined;
+  const where = filePath !== undefined ? `${run}:${filePath}` : `session "${run}"`;
+  return CliError.usage(
+    `${where}: ${e.rawMessage}`,
+    /directory/.test(e.rawMessage)
+      ? "read_file takes files and list_files directories: check the path with list_files"
+      : undefined,
+  );
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

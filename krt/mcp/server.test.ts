@@ -126,7 +126,7 @@ describe("calls", () => {
     const failed = await call("exec", { session: s, command: "fail" });
     expect(failed.isError).toBeFalsy();
     expect(failed.structuredContent).toMatchObject({ exitCode: 3, reason: "exited", stderr: "it failed\n" });
-    expect(text(failed)).toBe("exit code 3 (5 ms)\nstdout: (empty)\nstderr (10 bytes):\nit failed\n");
+    expect(text(failed)).toBe("exit code 3 (5 ms)\nstdout: (empty)\nstderr (10 bytes):\nit failed");
     const closed = await call("close_session", { session: s });
     expect(closed.structuredContent).toMatchObject({ requested: "drain", phase: "Succeeded", ended: true });
     // Defaults the schemas filled in reached the backend.

@@ -202,13 +202,14 @@ function renderExec(x: ToolOutput<"exec">): string {
           ? "was cancelled"
           : "could not start";
   const lines = [`${how}${x.message ? `: ${x.message}` : ""} (${x.durationMs} ms)`];
-  lines.push(stream("stdout", x.stdout, x.stdoutBytes), stream("stderr", x.stderr, x.stderrBytes));
+  lines.push(block("stdout", x.stdout, x.stdoutBytes), block("stderr", x.stderr, x.stderrBytes));
   return lines.join("\n");
 }
 
-function stream(name: string, text: string, bytes: number): string {
+/** A block of output: its name and size, then the text (its final newline left to the join). */
+function block(name: string, text: string, bytes: number, note = ""): string {
   if (bytes === 0) return `${name}: (empty)`;
-  return `${name} (${bytes} bytes):\n${text}${text.endsWith("\n") ? "" : "\n"}`;
+  return `${name} (${bytes} bytes${note}):\n${text.endsWith("\n") ? text.slice(0, -1) : text}`;
 }
 
 function renderRead(r: ToolOutput<"read_file">): string {
@@ -242,9 +243,7 @@ function renderTask(t: ToolOutput<"run_task">): string {
   const outputs = Object.entries(t.outputs);
   if (outputs.length) lines.push("outputs:", ...outputs.map(([k, v]) => `  ${k}=${v}`));
   const tail = (name: string, text: string, cut: boolean) =>
-    text
-      ? `${name}${cut ? " (its end only)" : ""}:\n${text}${text.endsWith("\n") ? "" : "\n"}`
-      : `${name}: (empty)`;
+    block(name, text, new TextEncoder().encode(text).byteLength, cut ? ", its end only" : "");
   lines.push(
     tail("stdout", t.stdoutTail, t.stdoutTruncated),
     tail("stderr", t.stderrTail, t.stderrTruncated),
