@@ -1,5 +1,5 @@
 /**
- * @kruntimes/api: the shapes every component shares — the `Runtime` and `Run` kinds (TypeScript
+ * @kruntimes/api: the shapes every component shares — the `Runtime`, `Run` and `PersistentWorkspace` kinds (TypeScript
  * types and the CRDs, both built from the TypeBox schemas in `src/`), their constants and closed
  * sets. Protobuf code generated from `proto/` lives in `gen/` and is imported from its own path.
  *
@@ -29,6 +29,7 @@ export {
   Labels,
   Limits,
   MANAGED_BY,
+  Priority,
   RUN_KIND,
   RUN_PLURAL,
   RUN_SHORT_NAMES,
@@ -43,13 +44,32 @@ export {
   RunResource,
   RuntimeResource,
   SessionLimits,
+  TopologyKeys,
   VERSION,
+  WORKSPACE_KIND,
   WORKSPACE_MOUNT_PATH,
+  WORKSPACE_PLURAL,
+  WORKSPACE_SHORT_NAMES,
+  WORKSPACE_SINGULAR,
+  WorkspaceResource,
 } from "./src/constants.ts";
 export type { CustomResourceDefinition, PrinterColumn } from "./src/crd/definitions.ts";
-export { crds, runCrd, runtimeCrd } from "./src/crd/definitions.ts";
+export { crds, runCrd, runtimeCrd, workspaceCrd } from "./src/crd/definitions.ts";
 export type { OpenApiSchema } from "./src/crd/openapi.ts";
 export { durationOr, isDuration, parseApiDuration, parseDuration } from "./src/duration.ts";
+export type {
+  PersistentWorkspace,
+  PersistentWorkspaceSpec,
+  PersistentWorkspaceStatus,
+} from "./src/persistent-workspace.ts";
+export {
+  PersistentWorkspaceSpecSchema,
+  PersistentWorkspaceStatusSchema,
+  ReclaimPolicy,
+  WORKSPACE_FINALIZER,
+  WorkspaceBinding,
+  WorkspacePhase,
+} from "./src/persistent-workspace.ts";
 export type { RetryableReason, WaitingReason } from "./src/reasons.ts";
 export {
   ArtifactDriver,
@@ -73,9 +93,12 @@ export { canRetry, failedVerdict, maxAttempts, retryDelayMs } from "./src/retry-
 export type { Run } from "./src/run.ts";
 export { runModeOf, runRequests } from "./src/run.ts";
 export type {
+  Affinity,
   EnvVar,
   FunctionMode,
+  LabelSelector,
   RetryPolicy,
+  RunAffinityTerm,
   RunModeSpec,
   RunResources,
   RunSource,
@@ -83,6 +106,8 @@ export type {
   SessionMode,
   TaskMode,
   Termination,
+  WeightedRunAffinityTerm,
+  WorkspaceRef,
 } from "./src/run-spec.ts";
 export { RunSpecSchema } from "./src/run-spec.ts";
 export type { ArtifactRef, RunAssignment, RunEndpoint, RunStatus, RunTiming } from "./src/run-status.ts";

@@ -17,9 +17,15 @@ export const RUN_PLURAL = "runs";
 export const RUN_SINGULAR = "run";
 export const RUN_SHORT_NAMES = ["krun"] as const;
 
+export const WORKSPACE_KIND = "PersistentWorkspace";
+export const WORKSPACE_PLURAL = "persistentworkspaces";
+export const WORKSPACE_SINGULAR = "persistentworkspace";
+export const WORKSPACE_SHORT_NAMES = ["pws"] as const;
+
 /** REST coordinates in the shape `@kruntimes/kube`'s `path()` takes. */
 export const RuntimeResource = { group: GROUP, version: VERSION, plural: RUNTIME_PLURAL } as const;
 export const RunResource = { group: GROUP, version: VERSION, plural: RUN_PLURAL } as const;
+export const WorkspaceResource = { group: GROUP, version: VERSION, plural: WORKSPACE_PLURAL } as const;
 
 export const Labels = {
   /** On a Runtime's Deployment and Pods, and on Runs (set by the controller): the Runtime's name. */
@@ -139,4 +145,26 @@ export const Limits = {
   conditionCount: 8,
   nameLength: 253,
   urlLength: 2048,
+  /** `spec.affinity`: terms per required/preferred list, labels and expressions per selector. */
+  affinityTerms: 8,
+  selectorLabels: 16,
+  selectorExpressions: 8,
+  selectorValues: 32,
+  labelKeyLength: 317,
+  labelValueLength: 63,
 } as const;
+
+/**
+ * `spec.priority` of a Run: higher is popped first from the scheduler's queue, FIFO within one
+ * priority; a waiting Run ages up so a low priority is never starved. Above `unprivilegedMax`
+ * the chart's admission policy requires `create` on `runs/priority` (see docs/concepts/scheduling.md).
+ */
+export const Priority = {
+  min: -1000,
+  max: 1000,
+  default: 0,
+  unprivilegedMax: 0,
+} as const;
+
+/** Where Run affinity terms co-locate: one Runtime pod (more keys may come). */
+export const TopologyKeys = { runtimePod: "kruntimes.io/runtime-pod" } as const;

@@ -4,10 +4,29 @@
  * `ttlSecondsAfterFinished` and `termination` (forward only) may change.
  */
 import type { Static } from "@sinclair/typebox";
-import { DEFAULT_RUN_REQUEST, FunctionLimits, Limits, SessionLimits } from "./constants.ts";
+import {
+  DEFAULT_RUN_REQUEST,
+  FunctionLimits,
+  Limits,
+  Priority,
+  SessionLimits,
+  TopologyKeys,
+} from "./constants.ts";
 import { DEFAULT_RETRY_ON, RETRYABLE_REASONS, TerminationMode } from "./reasons.ts";
-import { DURATION_PATTERN, Duration, ResourceMap } from "./schema/common.ts";
-import { type CelRule, cel, celString, Int32, List, Num, Obj, Str, StringEnum, Type } from "./schema/kube.ts";
+import { DURATION_PATTERN, Duration, ObjectName, ResourceMap } from "./schema/common.ts";
+import {
+  type CelRule,
+  cel,
+  celString,
+  Int32,
+  List,
+  MapOf,
+  Num,
+  Obj,
+  Str,
+  StringEnum,
+  Type,
+} from "./schema/kube.ts";
 
 const TaskModeSchema = Obj(
   {
@@ -243,8 +262,127 @@ export const TerminationSchema = Obj(
   { description: "Ask the Run to end. Set it to cancel a task or function, or drain a session." },
 );
 
+/** metav1.LabelSelectorRequirement. */
+const LabelSelectorRequirementSchema = Obj(
+  {
+    key: Str(Limits.labelKeyLength, { description: "The label key the selector applies to.", minLength: 1 }),
+    operator: StringEnum(["In", "NotIn", "Exists", "DoesNotExist"] as const, {
+      description: "`In`, `NotIn`, `Exists` or `DoesNotExist`.",
+    }),
+    values: Type.Optional(
+      List(Str(Limits.labelValueLength, { description: "A label value." }), Limits.selectorValues, {
+        description: "Non-empty for In and NotIn, empty for Exists and DoesNotExist.",
+      }),
+    ),
+  },
+  {
+    description: "A label requirement, as in metav1.LabelSelectorRequirement.",
+    "x-kubernetes-validations": [
+      cel(
+        "(self.operator in ['In', 'NotIn']) == (has(self.values) && size(self.values) > 0)",
+        "values must be non-empty for In and NotIn, and empty for Exists and DoesNotExist",
+      ),
+    ],
+  },
+);
+
+/** metav1.LabelSelector, non-empty: an affinity term that selects every Run is a mistake. */
+const LabelSelectorSchema = Obj(
+  {
+    matchLabels: Type.Optional(
+      MapOf(Str(Limits.labelValueLength, { description: "A label value." }), Limits.selectorLabels, {
+        description: "Labels a Run must carry, all of them.",
+      }),
+    ),
+    matchExpressions: Type.Optional(
+      List(LabelSelectorRequirementSchema, Limits.selectorExpressions, {
+        description: "Requirements a Run's labels must meet, all of them.",
+      }),
+    ),
+  },
+  {
+    description: "Selects Runs in the Run's own namespace by their labels (metav1.LabelSelector).",
+    "x-kubernetes-validations": [
+      cel(
+        "(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",
+        "labelSelector must not be empty: give matchLabels or matchExpressions (an empty selector would match every Run)",
+      ),
+    ],
+  },
+);
+
+const RunAffinityTermSchema = Obj(
+  {
+    labelSelector: LabelSelectorSchema,
+    topologyKey: StringEnum([TopologyKeys.runtimePod] as const, {
+      description: `Where the selected Runs count as co-located: \`${TopologyKeys.runtimePod}\` (the same Runtime pod).`,
+    }),
+  },
+  {
+    description:
+      "Runs matching labelSelector, in this Run's namespace, placed on the same topologyKey domain.",
+  },
+);
+
+const WeightedRunAffinityTermSchema = Obj(
+  {
+    weight: Int32({
+      description: "Added to a pod's score when the term holds there (1–100).",
+      minimum: 1,
+      maximum: 100,
+    }),
+    runAffinityTerm: RunAffinityTermSchema,
+  },
+  { description: "A preferred term and its weight." },
+);
+
+function affinityRules(what: string) {
+  return Obj(
+    {
+      requiredDuringSchedulingIgnoredDuringExecution: Type.Optional(
+        List(RunAffinityTermSchema, Limits.affinityTerms, {
+          description: `Terms that must all hold for a pod to be chosen (${what}). A Run none fits stays Pending.`,
+        }),
+      ),
+      preferredDuringSchedulingIgnoredDuringExecution: Type.Optional(
+        List(WeightedRunAffinityTermSchema, Limits.affinityTerms, {
+          description: `Terms that raise (${what}) a pod's score by their weight when they hold.`,
+        }),
+      ),
+    },
+    { description: `Run ${what} rules, checked when the Run is placed and ignored afterwards.` },
+  );
+}
+
+export const AffinitySchema = Obj(
+  {
+    runAffinity: Type.Optional(affinityRules("co-location with the selected Runs")),
+    runAntiAffinity: Type.Optional(affinityRules("separation from the selected Runs")),
+  },
+  { description: "Placement relative to other Runs, in Kubernetes' own words (like pod affinity)." },
+);
+
+export const WorkspaceRefSchema = Obj(
+  {
+    name: ObjectName("Name of a PersistentWorkspace in the Run's namespace."),
+  },
+  {
+    description:
+      "A PersistentWorkspace whose directory on its bound pod becomes the Run's working directory; the Run is placed on that pod. Using it needs `use` on `persistentworkspaces/<name>` (checked at admission).",
+  },
+);
+
 /** Optional spec fields that affect execution: present or absent, they may not change. */
-const IMMUTABLE_OPTIONAL_FIELDS = ["source", "env", "timeout", "retryPolicy", "resources"] as const;
+const IMMUTABLE_OPTIONAL_FIELDS = [
+  "source",
+  "env",
+  "timeout",
+  "retryPolicy",
+  "resources",
+  "affinity",
+  "priority",
+  "workspace",
+] as const;
 
 function immutable(field: string): CelRule {
   return cel(
@@ -319,6 +457,15 @@ export const RunSpecSchema = Obj(
       }),
     ),
     termination: Type.Optional(TerminationSchema),
+    affinity: Type.Optional(AffinitySchema),
+    priority: Type.Optional(
+      Int32({
+        description: `Order in the scheduler's queue: higher first, FIFO within a priority, a waiting Run ages up over time; no preemption. ${Priority.min} to ${Priority.max}, default ${Priority.default}. Above ${Priority.unprivilegedMax} needs \`create\` on \`runs/priority\` (the chart's admission policy).`,
+        minimum: Priority.min,
+        maximum: Priority.max,
+      }),
+    ),
+    workspace: Type.Optional(WorkspaceRefSchema),
   },
   {
     description: "Desired state of the Run.",
@@ -340,3 +487,8 @@ export type EnvVar = Static<typeof EnvVarSchema>;
 export type RetryPolicy = Static<typeof RetryPolicySchema>;
 export type RunResources = Static<typeof ResourcesSchema>;
 export type Termination = Static<typeof TerminationSchema>;
+export type Affinity = Static<typeof AffinitySchema>;
+export type RunAffinityTerm = Static<typeof RunAffinityTermSchema>;
+export type WeightedRunAffinityTerm = Static<typeof WeightedRunAffinityTermSchema>;
+export type LabelSelector = Static<typeof LabelSelectorSchema>;
+export type WorkspaceRef = Static<typeof WorkspaceRefSchema>;

@@ -17,7 +17,12 @@ import {
   RUNTIME_SHORT_NAMES,
   RUNTIME_SINGULAR,
   VERSION,
+  WORKSPACE_KIND,
+  WORKSPACE_PLURAL,
+  WORKSPACE_SHORT_NAMES,
+  WORKSPACE_SINGULAR,
 } from "../constants.ts";
+import { PersistentWorkspaceSpecSchema, PersistentWorkspaceStatusSchema } from "../persistent-workspace.ts";
 import { RunSpecSchema } from "../run-spec.ts";
 import { RunStatusSchema } from "../run-status.ts";
 import { RuntimeSpecSchema, RuntimeStatusSchema } from "../runtime.ts";
@@ -190,5 +195,44 @@ export const runCrd: CustomResourceDefinition = crd({
   ],
 });
 
-/** Both CRDs, in install order. */
-export const crds: readonly CustomResourceDefinition[] = [runtimeCrd, runCrd];
+export const workspaceCrd: CustomResourceDefinition = crd({
+  kind: WORKSPACE_KIND,
+  plural: WORKSPACE_PLURAL,
+  singular: WORKSPACE_SINGULAR,
+  shortNames: WORKSPACE_SHORT_NAMES,
+  description:
+    "A directory on one Runtime pod that outlives the Runs using it: Runs naming it in spec.workspace are placed on that pod and work there.",
+  spec: PersistentWorkspaceSpecSchema,
+  status: PersistentWorkspaceStatusSchema,
+  rootRules: [
+    cel(
+      "size(self.metadata.name) <= 63",
+      "a PersistentWorkspace name is at most 63 characters: it becomes a directory and label value",
+    ),
+  ],
+  columns: [
+    {
+      name: "Runtime",
+      type: "string",
+      jsonPath: ".status.runtime",
+      description: "The Runtime it is bound to.",
+    },
+    {
+      name: "Phase",
+      type: "string",
+      jsonPath: ".status.phase",
+      description: "Pending, Bound, Released or Lost.",
+    },
+    {
+      name: "Pod",
+      type: "string",
+      jsonPath: ".status.boundPod",
+      description: "The pod holding the directory.",
+    },
+    { name: "Active", type: "integer", jsonPath: ".status.activeRuns", description: "Runs using it now." },
+    age,
+  ],
+});
+
+/** Every CRD, in install order. */
+export const crds: readonly CustomResourceDefinition[] = [runtimeCrd, runCrd, workspaceCrd];
