@@ -1,5 +1,5 @@
 /** A Run's scheduling-relevant facts, read once from the object. */
-import { type Run, RunMode, RunPhase, runModeOf, runRequests } from "@kruntimes/api";
+import { Priority, type Run, RunMode, RunPhase, runModeOf, runRequests } from "@kruntimes/api";
 import { keyOf } from "@kruntimes/kube";
 import type { RunRequest } from "./framework/types.ts";
 
@@ -32,6 +32,11 @@ export function requestOf(run: Run): ParsedRequest {
     amounts,
     shape: names.map((n, i) => `${n}=${amounts[i]}`).join(",") + (exclusive ? ",exclusive" : ""),
     ...(exclusive ? { exclusive } : {}),
+    namespace: run.metadata.namespace ?? "",
+    labels: run.metadata.labels ?? {},
+    priority: run.spec.priority ?? Priority.default,
+    ...(run.spec.affinity ? { affinity: run.spec.affinity } : {}),
+    ...(run.spec.workspace ? { workspace: run.spec.workspace.name } : {}),
   };
 }
 

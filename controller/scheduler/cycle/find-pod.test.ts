@@ -8,7 +8,15 @@ import { findPod, isPlacement } from "./find-pod.ts";
 
 const fw = builtinRegistry().build(DEFAULT_PROFILE);
 const runtime = { key: "ns/rt", capacity: { runs: 4 } };
-const run: RunRequest = { key: "ns/r", runtimeKey: "ns/rt", names: ["runs"], amounts: [1] };
+const run: RunRequest = {
+  key: "ns/r",
+  runtimeKey: "ns/rt",
+  namespace: "ns",
+  labels: {},
+  priority: 0,
+  names: ["runs"],
+  amounts: [1],
+};
 
 function pod(name: string, used: number, why?: Unavailability): PodView {
   return {

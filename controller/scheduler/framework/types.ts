@@ -1,4 +1,5 @@
 /** What plugins see: the Run being placed, the candidate pods and their Runtime. */
+import type { Affinity } from "@kruntimes/api";
 
 /** A Run's logical resource request, flattened for the hot path. */
 export interface RunRequest {
@@ -9,6 +10,15 @@ export interface RunRequest {
   readonly amounts: readonly number[];
   /** A session: it takes the pod's whole capacity, so only an empty, never-used pod fits. */
   readonly exclusive?: boolean;
+  readonly namespace: string;
+  /** The Run's labels, which other Runs' affinity terms select. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** `spec.priority` (default 0): the queue's order. */
+  readonly priority: number;
+  /** `spec.affinity`, as written (the run-affinity plugins compile it). */
+  readonly affinity?: Affinity;
+  /** `spec.workspace.name`: the PersistentWorkspace whose bound pod the Run must go to. */
+  readonly workspace?: string;
 }
 
 /** Why a pod does not accept Runs right now; undefined when it does. */

@@ -17,6 +17,9 @@ function setup() {
   const qr = (name: string, runs = 1, runtime = "ns/rt", notBeforeMs = 0): QueuedRun => ({
     key: `ns/${name}`,
     runtimeKey: runtime,
+    namespace: "ns",
+    labels: {},
+    priority: 0,
     names: ["runs"],
     amounts: [runs],
     shape: `runs=${runs}`,

@@ -5,7 +5,15 @@ import { LeastLoaded, New } from "./least-loaded.ts";
 
 function req(r: Record<string, number>): RunRequest {
   const names = Object.keys(r).sort();
-  return { key: "ns/r", runtimeKey: "ns/rt", names, amounts: names.map((n) => r[n] as number) };
+  return {
+    key: "ns/r",
+    runtimeKey: "ns/rt",
+    namespace: "ns",
+    labels: {},
+    priority: 0,
+    names,
+    amounts: names.map((n) => r[n] as number),
+  };
 }
 function pod(capacity: Record<string, number>, used: Record<string, number>): PodView {
   return { key: "ns/p", name: "p", uid: "u", node: "n", capacity, used, unavailability: () => undefined };

@@ -8,7 +8,15 @@ import type { RunRequest } from "../../framework/types.ts";
 import { New, PodAvailable } from "./pod-available.ts";
 
 const NOW = 1_700_000_000_000;
-const run: RunRequest = { key: "ns/r", runtimeKey: "ns/rt", names: ["runs"], amounts: [1] };
+const run: RunRequest = {
+  key: "ns/r",
+  runtimeKey: "ns/rt",
+  namespace: "ns",
+  labels: {},
+  priority: 0,
+  names: ["runs"],
+  amounts: [1],
+};
 
 function pod(f: Partial<PodFixture>, lease?: { holder?: string; ageMs?: number } | null): PodInfo {
   const p = aPod({ name: "p1", ...f });

@@ -7,7 +7,15 @@ import { ResourcesFit } from "./resources-fit.ts";
 
 function req(r: Record<string, number>): RunRequest {
   const names = Object.keys(r).sort();
-  return { key: "ns/r", runtimeKey: "ns/rt", names, amounts: names.map((n) => r[n] as number) };
+  return {
+    key: "ns/r",
+    runtimeKey: "ns/rt",
+    namespace: "ns",
+    labels: {},
+    priority: 0,
+    names,
+    amounts: names.map((n) => r[n] as number),
+  };
 }
 
 function pod(capacity: Record<string, number>, used: Record<string, number>): PodView {
