@@ -161,11 +161,11 @@ func (h *HandlerError) Error() string {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("kruntimes: ")
-	if e.Op != "" {
-		b.WriteString(e.Op)
-		b.WriteString(" ")
-	}
+	b.WriteString(e.Op)
 	if e.Run != "" {
+		if e.Op != "" {
+			b.WriteString(" ")
+		}
 		if e.Namespace != "" {
 			b.WriteString(e.Namespace + "/")
 		}
@@ -173,9 +173,9 @@ func (e *Error) Error() string {
 		if e.Path != "" {
 			b.WriteString(":" + e.Path)
 		}
+	}
+	if e.Op != "" || e.Run != "" {
 		b.WriteString(": ")
-	} else if e.Op != "" {
-		b.WriteString("- ")
 	}
 	b.WriteString(codeText(e))
 	if e.Handler != nil {

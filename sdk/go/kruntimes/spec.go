@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -398,5 +399,13 @@ func optDuration(field string, d time.Duration) (string, error) {
 	if d < time.Millisecond {
 		return "", invalid("%s %s must be at least 1ms (0: unset)", field, d)
 	}
-	return d.String(), nil
+	// "1h30m0s" → "1h30m": the shortest form, as people write it in manifests.
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s, nil
 }

@@ -1,0 +1,71 @@
+package kruntimes
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+func TestNewInClusterOutsideACluster(t *testing.T) {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		t.Skip("running in a pod")
+	}
+	_, err := NewInCluster(context.Background())
+	e := asError(t, err)
+	if e.Code != CodeInvalidArgument || !strings.Contains(e.Hint, "NewFromKubeconfig") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestNewFromKubeconfigMissingFile(t *testing.T) {
+	_, err := NewFromKubeconfig(context.Background(), t.TempDir()+"/nope.kubeconfig")
+	if !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("got %v", err)
+	}
+	_, err = NewFromRESTConfig(context.Background(), &rest.Config{Host: "https://127.0.0.1:1"}, WithGatewayVia("sideways"))
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "ViaPortForward") {
+		t.Fatalf("unknown Via: %v", err)
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	o := applyOptions([]Option{WithGatewayNamespace(""), WithNamespace(""), WithKubectl(""), WithDialTimeout(0), WithGatewayVia("")})
+	if o.gatewayNamespace != DefaultGatewayNamespace || o.via != ViaAuto || o.kubectl != "kubectl" || o.dialTimeout != 1500*time.Millisecond || o.namespace != "" {
+		t.Fatalf("defaults: %+v", o)
+	}
+}
+
+// The gateway's token: WithToken, else the kubeconfig's token or token file; a client
+// certificate has none, which is said at the first gateway call, not at construction.
+func TestTokenSources(t *testing.T) {
+	ts, _ := newTokenSource(&rest.Config{BearerToken: "kube"}, options{token: "explicit"})
+	if tok, _ := ts.token(); tok != "explicit" {
+		t.Fatalf("WithToken: %q", tok)
+	}
+	ts, _ = newTokenSource(&rest.Config{BearerToken: "kube"}, options{})
+	if tok, _ := ts.token(); tok != "kube" {
+		t.Fatalf("kubeconfig token: %q", tok)
+	}
+	file := t.TempDir() + "/token"
+	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ = newTokenSource(&rest.Config{BearerTokenFile: file}, options{})
+	if tok, err := ts.token(); tok != "from-file" || err != nil {
+		t.Fatalf("token file: %q %v", tok, err)
+	}
+	ts, _ = newTokenSource(&rest.Config{TLSClientConfig: rest.TLSClientConfig{CertData: []byte("cert")}}, options{})
+	_, err := ts.token()
+	if !errors.Is(err, ErrUnauthenticated) || !strings.Contains(err.Error(), "client certificate") || !strings.Contains(err.Error(), "WithToken") {
+		t.Fatalf("certificate user: %v", err)
+	}
+	ts, _ = newTokenSource(&rest.Config{BearerTokenFile: t.TempDir() + "/missing"}, options{})
+	if _, err := ts.token(); !errors.Is(err, ErrUnauthenticated) {
+		t.Fatalf("missing token file: %v", err)
+	}
+}
