@@ -216,7 +216,9 @@ func TestPortForwardProcess(t *testing.T) {
 	argsFile := t.TempDir() + "/args.json"
 	pf := &portForward{
 		bin: shimKubectl(t, upstream.Addr().String(), argsFile, false), kubeconfig: "/tmp/some.kubeconfig", namespace: "kruntimes",
-		pick: func(context.Context) (endpoint, error) { return endpoint{address: "10.0.0.7", port: 8443, pod: "gw-a"}, nil },
+		pick: func(context.Context) (endpoint, error) {
+			return endpoint{address: "10.0.0.7", port: 8443, pod: "gw-a"}, nil
+		},
 	}
 	if err := pf.start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -250,7 +252,9 @@ func TestPortForwardProcess(t *testing.T) {
 func TestPortForwardFailure(t *testing.T) {
 	pf := &portForward{
 		bin: shimKubectl(t, "127.0.0.1:1", "", true), namespace: "kruntimes",
-		pick: func(context.Context) (endpoint, error) { return endpoint{address: "10.0.0.7", port: 8443, pod: "gw-a"}, nil },
+		pick: func(context.Context) (endpoint, error) {
+			return endpoint{address: "10.0.0.7", port: 8443, pod: "gw-a"}, nil
+		},
 	}
 	err := pf.start(context.Background())
 	e := asError(t, err)
