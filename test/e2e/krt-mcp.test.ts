@@ -198,6 +198,19 @@ suite("krt mcp (compiled) with the MCP SDK's client against the chart", () => {
     );
     const timedOut = ok(await mcp.call("exec", { session, command: "sleep 5", timeoutSeconds: 1 }));
     expect(timedOut).toMatchObject({ reason: "timeout", exitCode: null });
+    // A call the client cancels stops the command in the session: the next one does not wait for it.
+    const abort = new AbortController();
+    const long = mcp.client.callTool(
+      { name: "exec", arguments: { session, command: "sleep 30" } },
+      undefined,
+      { signal: abort.signal },
+    );
+    await Bun.sleep(500);
+    abort.abort();
+    await expect(long).rejects.toThrow();
+    const started = performance.now();
+    expect(ok(await mcp.call("exec", { session, command: "echo after" })).stdout).toBe("after\n");
+    expect(performance.now() - started).toBeLessThan(10_000);
   }, 60_000);
 
   test("write_file, read_file, list_files: text and binary, parents, offsets, paging", async () => {
