@@ -5,14 +5,11 @@
  * the protocol, every log line goes to stderr); `--http` serves Streamable HTTP instead.
  */
 import { isDuration, parseApiDuration } from "@kruntimes/api";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Command, Option } from "clipanion";
 import { buildInfo } from "../build-info.ts";
 import { CliError } from "../errors.ts";
-import { KruntimesBackend } from "../mcp/backend.ts";
-import { checkHttpOptions, parseListen, serveHttp } from "../mcp/http.ts";
-import { DEFAULT_LIMITS, type McpLimits } from "../mcp/schemas.ts";
-import { createMcpServer } from "../mcp/server.ts";
+import { DEFAULT_LIMITS, type McpLimits } from "../mcp/limits.ts";
+import { checkHttpOptions, parseListen } from "../mcp/listen.ts";
 import type { GlobalOptions } from "../options.ts";
 import { parseByteSize } from "../runs/function-flags.ts";
 import { GatewayCommand } from "./gateway-command.ts";
@@ -101,58 +98,25 @@ export class McpCommand extends GatewayCommand {
     }
     const limits = this.limits();
     const http = this.http !== undefined ? await this.httpOptions(this.http) : undefined;
-    const log = (line: string) => {
-      this.context.stderr.write(`krt mcp: ${line}\n`);
-    };
     const { client, namespace } = this.connect(opts);
-    const backend = new KruntimesBackend({
-      kube: client,
-      namespace,
-      openGateway: () => this.openGateway(opts),
-      limits,
-      nowMicros: () => this.context.nowMicros(),
-    });
-    const createServer = () => createMcpServer({ backend, limits, version: buildInfo.version, log });
-    void backend.probeGateway().then(
-      (via) => log(`gateway reached (${via})`),
-      (e) => {
-        const err = CliError.from(e);
-        log(`gateway not reachable yet (session tools and invoke_function need it): ${err.message}`);
-        if (err.hint) log(`hint: ${err.hint}`);
+    // Loaded only now: other krt commands start without the MCP SDK and zod.
+    const { serveMcp } = await import("../mcp/serve.ts");
+    await serveMcp({
+      backend: {
+        kube: client,
+        namespace,
+        openGateway: () => this.openGateway(opts),
+        limits,
+        nowMicros: () => this.context.nowMicros(),
       },
-    );
-
-    let finish: () => void = () => {};
-    const done = new Promise<void>((resolve) => {
-      finish = resolve;
+      ...(http ? { http } : {}),
+      stdin: this.context.stdin,
+      stdout: this.context.stdout,
+      version: buildInfo.version,
+      log: (line) => {
+        this.context.stderr.write(`krt mcp: ${line}\n`);
+      },
     });
-    const stopSignals = () => finish();
-    process.once("SIGINT", stopSignals);
-    process.once("SIGTERM", stopSignals);
-    try {
-      if (http) {
-        const server = serveHttp({ ...http, createServer, log });
-        log(`serving MCP (Streamable HTTP) at ${server.url} for namespace "${namespace}"`);
-        await done;
-        await server.stop();
-      } else {
-        const transport = new StdioServerTransport(this.context.stdin, this.context.stdout);
-        transport.onclose = finish;
-        this.context.stdin.once("end", finish);
-        this.context.stdin.once("close", finish);
-        const server = createServer();
-        await server.connect(transport);
-        log(`serving MCP on stdio for namespace "${namespace}"`);
-        await done;
-        await server.close().catch(() => {});
-      }
-    } finally {
-      process.off("SIGINT", stopSignals);
-      process.off("SIGTERM", stopSignals);
-      backend.close();
-      // Calls still waiting (a watch, a long exec) have no one to answer: do not wait for them.
-      setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
-    }
     return undefined;
   }
 

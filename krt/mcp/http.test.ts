@@ -9,8 +9,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { makeTestPki } from "../../gateway/testing/tls.ts";
 import { CliError } from "../errors.ts";
-import { checkHttpOptions, type HttpServer, isLoopback, parseListen, serveHttp } from "./http.ts";
-import { DEFAULT_LIMITS } from "./schemas.ts";
+import { type HttpServer, serveHttp } from "./http.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
+import { checkHttpOptions, isLoopback, parseListen } from "./listen.ts";
 import { createMcpServer } from "./server.ts";
 import { FakeBackend } from "./testing/fake-backend.ts";
 

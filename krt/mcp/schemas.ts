@@ -6,27 +6,7 @@
  */
 import { FunctionLimits, Limits, SessionLimits } from "@kruntimes/api";
 import { z } from "zod";
-
-export interface McpLimits {
-  /** Bytes kept of each of exec's stdout and stderr, a task's tails and a function's response body. */
-  maxOutputBytes: number;
-  /** Bytes one read_file call returns at most (and its default). */
-  maxReadBytes: number;
-  /** Bytes one write_file call (or exec's stdin) may carry. */
-  maxWriteBytes: number;
-  /** idleTimeout of sessions created without idleTimeoutSeconds, in seconds (0 = none). */
-  sessionIdleTimeoutSeconds: number;
-  /** ttlSecondsAfterFinished of the task Runs run_task creates (0 = keep them). */
-  taskTtlSeconds: number;
-}
-
-export const DEFAULT_LIMITS: McpLimits = {
-  maxOutputBytes: 32 * 1024,
-  maxReadBytes: 128 * 1024,
-  maxWriteBytes: 4 * 1024 * 1024,
-  sessionIdleTimeoutSeconds: 15 * 60,
-  taskTtlSeconds: 60 * 60,
-};
+import type { McpLimits } from "./limits.ts";
 
 /** The longest wait a call may ask for: MCP clients give up on calls long before an hour. */
 export const MAX_WAIT_SECONDS = 3600;
@@ -283,6 +263,7 @@ export function toolSchemas(limits: McpLimits) {
   };
 }
 
+export type { McpLimits };
 export type ToolSchemas = ReturnType<typeof toolSchemas>;
 export type ToolName = keyof ToolSchemas;
 type Shape = Record<string, z.ZodType>;

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { DEFAULT_LIMITS, type McpLimits } from "./schemas.ts";
+import { DEFAULT_LIMITS, type McpLimits } from "./limits.ts";
 import { createMcpServer } from "./server.ts";
 import { FakeBackend } from "./testing/fake-backend.ts";
 
