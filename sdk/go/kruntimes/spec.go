@@ -115,8 +115,6 @@ type SessionSpec struct {
 	MaxQueuedOperations int
 	// Name of the Run; empty: generated ("<runtime>-session-…").
 	Name string
-	// Env are environment variables of the session's commands.
-	Env map[string]string
 	// Timeout bounds the session's whole lifetime (0: no limit).
 	Timeout time.Duration
 	// TTL deletes the Run this long after it ended (0: keep it).
@@ -226,7 +224,7 @@ func (s SessionSpec) BuildRun(namespace string) (*Run, error) {
 		return nil, invalid("DefaultOperationTimeout %s must not exceed MaxOperationTimeout %s", s.DefaultOperationTimeout, s.MaxOperationTimeout)
 	}
 	run, err := buildBase(namespace, rt, common{
-		name: s.Name, generateName: rt + "-session-", env: s.Env, timeout: s.Timeout, ttl: s.TTL,
+		name: s.Name, generateName: rt + "-session-", timeout: s.Timeout, ttl: s.TTL,
 		labels: s.Labels, annotations: s.Annotations,
 	})
 	if err != nil {
