@@ -217,3 +217,36 @@ describe("errors", () => {
     expect(text(r)).toContain("the function stays Ready");
   });
 });
+
+describe("toolError hints", () => {
+  test("krt command hints give way to tool hints; an unreachable gateway says the next call retries", async () => {
+    const { toolError } = await import("./tool-errors.ts");
+    const { CliError } = await import("../errors.ts");
+    const { ExitCode } = await import("../exit-codes.ts");
+    const t = (e: unknown, s?: "session" | "function" | "run") =>
+      (toolError(e, s).content[0] as { text: string }).text;
+    expect(
+      t(
+        new CliError(ExitCode.NotFound, 'run "x" not found in namespace "n"', "list Runs with `krt list`"),
+        "run",
+      ),
+    ).toBe(
+      'error (NotFound): run "x" not found in namespace "n"\nnext: check the name; Runs that ended may have been deleted',
+    );
+    expect(
+      t(new CliError(ExitCode.NotFound, 'runtime "rb" not found', "use one of: bash, python"), "run"),
+    ).toContain("next: use one of: bash, python");
+    expect(
+      t(
+        new CliError(ExitCode.Unavailable, "cannot reach the gateway (direct 10.0.0.1)", "check --gateway"),
+        "session",
+      ),
+    ).toBe(
+      "error (Unavailable): cannot reach the gateway (direct 10.0.0.1)\nnext: check --gateway; retry: the next call looks for the gateway again",
+    );
+    expect(t(new CliError(ExitCode.Forbidden, "forbidden: you may not create runs", "ask for a Role"))).toBe(
+      "error (Forbidden): forbidden: you may not create runs\nnext: ask for a Role",
+    );
+    expect(t(new Error("boom"))).toBe("error (Internal): Error: boom");
+  });
+});

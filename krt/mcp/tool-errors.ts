@@ -38,8 +38,10 @@ function toolHint(e: CliError, subject: ErrorSubject | undefined): string | unde
         : "pick another name, or leave the name out to have one generated";
     case ExitCode.HandlerError:
       return "the handler's own error: fix the input or the handler; the function stays Ready";
+    case ExitCode.Unavailable:
+      return `${e.hint ? `${e.hint}; ` : ""}retry: the next call looks for the gateway again`;
     default:
-      return krtHint ?? e.hint;
+      return e.hint;
   }
 }
 
@@ -47,8 +49,11 @@ export function toolError(e: unknown, subject?: ErrorSubject): CallToolResult {
   const err = CliError.from(e);
   const cls = CLASS.get(err.exitCode) ?? "Error";
   const hint = toolHint(err, subject);
+  // An unexpected error carries its stack: the model needs what happened, not where in krt.
+  const message =
+    err.exitCode === ExitCode.Internal ? err.message.replace(/(\n\s+at .*)+/g, "") : err.message;
   return {
     isError: true,
-    content: [{ type: "text", text: `error (${cls}): ${err.message}${hint ? `\nnext: ${hint}` : ""}` }],
+    content: [{ type: "text", text: `error (${cls}): ${message}${hint ? `\nnext: ${hint}` : ""}` }],
   };
 }
