@@ -119,10 +119,11 @@ type Error struct {
 	RetryAfter time.Duration
 	// Reason is the gateway's Failure reason, when it sent one (or ReasonSessionBusy).
 	Reason FailureReason
-	// Phase and Mode are the Run's phase and mode: the gateway's RunNotReady detail
-	// (CodeNotReady), or the Run's state (CodeRunEnded).
+	// Phase is the Run's phase: the gateway's RunNotReady detail (CodeNotReady), or the Run's
+	// state (CodeRunEnded).
 	Phase Phase
-	Mode  Mode
+	// Mode is the Run's mode, with Phase (a function called as a session shows "function").
+	Mode Mode
 	// Handler is the function's own failure (CodeHandlerError).
 	Handler *HandlerError
 	// Err is the underlying error (a *connect.Error, a Kubernetes API status, a context error).

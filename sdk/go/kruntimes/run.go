@@ -118,9 +118,12 @@ type RunSpec struct {
 
 // RunModeSpec is spec.mode: exactly one field is set.
 type RunModeSpec struct {
-	Task     *TaskMode     `json:"task,omitempty"`
+	// Task runs once to completion.
+	Task *TaskMode `json:"task,omitempty"`
+	// Function serves invocations through the gateway while Ready.
 	Function *FunctionMode `json:"function,omitempty"`
-	Session  *SessionMode  `json:"session,omitempty"`
+	// Session holds an exclusive workspace driven through the gateway.
+	Session *SessionMode `json:"session,omitempty"`
 }
 
 // TaskMode is spec.mode.task.
@@ -139,8 +142,9 @@ type FunctionMode struct {
 	IdleTimeout string `json:"idleTimeout,omitempty"`
 	// Concurrency is how many invocations run at once (default 1).
 	Concurrency int32 `json:"concurrency,omitempty"`
-	// MaxRequestBytes and MaxResponseBytes bound the bodies (default 1 MiB each).
-	MaxRequestBytes  int32 `json:"maxRequestBytes,omitempty"`
+	// MaxRequestBytes bounds the request body (default 1 MiB).
+	MaxRequestBytes int32 `json:"maxRequestBytes,omitempty"`
+	// MaxResponseBytes bounds the response body (default 1 MiB).
 	MaxResponseBytes int32 `json:"maxResponseBytes,omitempty"`
 	// InvocationTimeout is the default and longest time of one invocation (a duration string).
 	InvocationTimeout string `json:"invocationTimeout,omitempty"`
@@ -166,7 +170,9 @@ type Source struct {
 
 // EnvVar is one environment variable.
 type EnvVar struct {
-	Name  string `json:"name"`
+	// Name is letters, digits and '_', not starting with a digit.
+	Name string `json:"name"`
+	// Value may be empty.
 	Value string `json:"value"`
 }
 
@@ -182,8 +188,11 @@ type RetryPolicy struct {
 
 // Backoff is spec.retryPolicy.backoff.
 type Backoff struct {
-	Initial    string  `json:"initial,omitempty"`
-	Max        string  `json:"max,omitempty"`
+	// Initial is the delay before the second attempt (default "1s").
+	Initial string `json:"initial,omitempty"`
+	// Max caps the delay between attempts (default "5m").
+	Max string `json:"max,omitempty"`
+	// Multiplier grows the delay after each retry (default 2).
 	Multiplier float64 `json:"multiplier,omitempty"`
 }
 
@@ -195,11 +204,13 @@ type Resources struct {
 
 // Termination is spec.termination.
 type Termination struct {
+	// Mode is Immediate or (sessions) Drain.
 	Mode TerminationMode `json:"mode"`
 }
 
 // RunStatus is the observed state of a Run.
 type RunStatus struct {
+	// ObservedGeneration is the generation of the spec the status describes.
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Phase is where the Run is in its lifecycle.
 	Phase Phase `json:"phase,omitempty"`
@@ -219,11 +230,13 @@ type RunStatus struct {
 	Signal string `json:"signal,omitempty"`
 	// Outputs are the task's named results.
 	Outputs map[string]string `json:"outputs,omitempty"`
-	// StdoutTail and StderrTail are the last 16 KiB of the task's streams.
+	// StdoutTail is the last 16 KiB of the task's stdout.
 	StdoutTail string `json:"stdoutTail,omitempty"`
+	// StderrTail is the last 16 KiB of the task's stderr.
 	StderrTail string `json:"stderrTail,omitempty"`
-	// StdoutTruncated and StderrTruncated say the tails hold only the end of a longer stream.
+	// StdoutTruncated says StdoutTail holds only the end of a longer stdout.
 	StdoutTruncated bool `json:"stdoutTruncated,omitempty"`
+	// StderrTruncated says StderrTail holds only the end of a longer stderr.
 	StderrTruncated bool `json:"stderrTruncated,omitempty"`
 	// ArtifactRefs are the artifacts the Run stored.
 	ArtifactRefs []ArtifactRef `json:"artifactRefs,omitempty"`
@@ -237,41 +250,64 @@ type RunStatus struct {
 
 // Assignment is status.assignment: the pod of the current attempt.
 type Assignment struct {
-	Pod     string `json:"pod"`
-	PodUID  string `json:"podUID"`
-	Attempt int32  `json:"attempt"`
-	Node    string `json:"node,omitempty"`
+	// Pod is the Runtime pod the attempt is bound to.
+	Pod string `json:"pod"`
+	// PodUID is that pod's UID.
+	PodUID string `json:"podUID"`
+	// Attempt is the attempt this assignment is for.
+	Attempt int32 `json:"attempt"`
+	// Node is the node the pod runs on.
+	Node string `json:"node,omitempty"`
 }
 
 // Endpoint is status.endpoint: the pod serving a function or session.
 type Endpoint struct {
-	Pod         string `json:"pod"`
-	PodUID      string `json:"podUID"`
-	Attempt     int32  `json:"attempt"`
-	Address     string `json:"address,omitempty"`
-	ReadyMicros int64  `json:"readyMicros,omitempty"`
+	// Pod is the pod serving the Run.
+	Pod string `json:"pod"`
+	// PodUID is that pod's UID; the gateway's route is fenced on it.
+	PodUID string `json:"podUID"`
+	// Attempt is the registration serving.
+	Attempt int32 `json:"attempt"`
+	// Address is runtimed's dataplane host:port on that pod.
+	Address string `json:"address,omitempty"`
+	// ReadyMicros is when the Run became Ready there.
+	ReadyMicros int64 `json:"readyMicros,omitempty"`
 }
 
 // Timing is status.timing, microseconds since the Unix epoch.
 type Timing struct {
-	CreatedMicros   int64 `json:"createdMicros,omitempty"`
+	// CreatedMicros is when the client created the Run (CreateRun sets it).
+	CreatedMicros int64 `json:"createdMicros,omitempty"`
+	// ScheduledMicros is when the scheduler bound the current attempt.
 	ScheduledMicros int64 `json:"scheduledMicros,omitempty"`
-	StartedMicros   int64 `json:"startedMicros,omitempty"`
-	FinishedMicros  int64 `json:"finishedMicros,omitempty"`
-	ReportedMicros  int64 `json:"reportedMicros,omitempty"`
+	// StartedMicros is when the Runtime Server started the attempt.
+	StartedMicros int64 `json:"startedMicros,omitempty"`
+	// FinishedMicros is when the attempt's process exited.
+	FinishedMicros int64 `json:"finishedMicros,omitempty"`
+	// ReportedMicros is when runtimed wrote the terminal status.
+	ReportedMicros int64 `json:"reportedMicros,omitempty"`
 }
 
 // ArtifactRef is a reference to an artifact a Run stored.
 type ArtifactRef struct {
-	Name        string `json:"name"`
-	Driver      string `json:"driver"`
-	Type        string `json:"type"`
-	Location    string `json:"location"`
-	Attempt     int32  `json:"attempt,omitempty"`
-	Size        int64  `json:"size,omitempty"`
-	Digest      string `json:"digest,omitempty"`
+	// Name is unique within the Run.
+	Name string `json:"name"`
+	// Driver is the store that holds it: "s3" or "filesystem".
+	Driver string `json:"driver"`
+	// Type is "file", "archive" (a directory, as tar) or "log".
+	Type string `json:"type"`
+	// Location is s3://bucket/key, or a path in the filesystem store's claim.
+	Location string `json:"location"`
+	// Attempt is the attempt that produced it.
+	Attempt int32 `json:"attempt,omitempty"`
+	// Size in bytes.
+	Size int64 `json:"size,omitempty"`
+	// Digest is "sha256:<hex>".
+	Digest string `json:"digest,omitempty"`
+	// ContentType is its MIME type.
 	ContentType string `json:"contentType,omitempty"`
-	Created     string `json:"created,omitempty"`
+	// Created is when it was stored (RFC 3339).
+	Created string `json:"created,omitempty"`
 }
 
 // TaskResult is how a task Run ended: its phase and reason, exit code, outputs and the tails of

@@ -234,13 +234,16 @@ type ExecEvent struct {
 
 // ExecStarted is the start of an exec.
 type ExecStarted struct {
+	// PID is the command's process ID in the session.
 	PID int
 }
 
 // ExecOutput is a chunk of an exec's output.
 type ExecOutput struct {
+	// Stream is stdout or stderr.
 	Stream Stream
-	Data   []byte
+	// Data is the chunk as written (not split into lines).
+	Data []byte
 }
 
 // ExecStream runs cmd and yields its events as they arrive: started, output chunks, exited. The
@@ -724,10 +727,12 @@ type Process struct {
 	PID int
 	// Running is true until it exits.
 	Running bool
-	// Reason, ExitCode and Signal say how it ended.
-	Reason   ExitReason
+	// Reason says how it ended.
+	Reason ExitReason
+	// ExitCode is its exit code, once it exited.
 	ExitCode int
-	Signal   string
+	// Signal is the signal that killed it, if one did.
+	Signal string
 	// StdoutTail and StderrTail are the ends of its output.
 	StdoutTail, StderrTail []byte
 }
