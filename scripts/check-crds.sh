@@ -6,7 +6,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 bun scripts/gen-crds.ts --out "$tmp" >/dev/null
 stale=0
-for file in chart/crds/runtimes.kruntimes.io.yaml chart/crds/runs.kruntimes.io.yaml docs/api-reference.md; do
+for file in chart/crds/*.yaml docs/api-reference.md; do
   if ! diff -u "$file" "$tmp/$file"; then stale=1; fi
 done
 extra="$(comm -23 <(ls chart/crds | sort) <(ls "$tmp/chart/crds" | sort))"

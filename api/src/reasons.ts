@@ -40,6 +40,7 @@ export const Reason = {
   NoReadyPods: "NoReadyPods",
   InsufficientCapacity: "InsufficientCapacity",
   Unschedulable: "Unschedulable",
+  WorkspaceUnavailable: "WorkspaceUnavailable",
   PodGone: "PodGone",
   PodTerminating: "PodTerminating",
   PodUnhealthy: "PodUnhealthy",
@@ -72,6 +73,8 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
     "Pending: every ready pod is using the capacity the Run requests; it waits for a release.",
   Unschedulable:
     "Pending: the request can never fit a pod of this Runtime (it exceeds `spec.capacity` or names a resource the Runtime does not offer).",
+  WorkspaceUnavailable:
+    "Pending: the PersistentWorkspace named in `spec.workspace` cannot take the Run now — not found, not bound yet, Released, Lost, being deleted, or bound to another Runtime; `status.message` says which.",
   PodGone: "The assigned pod disappeared before the attempt finished.",
   PodTerminating: "The assigned pod began terminating before the attempt finished.",
   PodUnhealthy: "The assigned pod stopped heartbeating or failed its health checks.",
@@ -106,6 +109,7 @@ export const WAITING_REASONS = [
   Reason.NoReadyPods,
   Reason.InsufficientCapacity,
   Reason.Unschedulable,
+  Reason.WorkspaceUnavailable,
 ] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 

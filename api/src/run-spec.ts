@@ -409,6 +409,11 @@ const TASK_INPUT_RULES: CelRule[] = [
     "!has(self.mode.session) || !has(self.source)",
     "session mode takes no spec.source: a session starts with an empty workspace and is driven through the gateway",
   ),
+  cel(
+    "!has(self.mode.session) || !has(self.workspace)",
+    "session mode takes no spec.workspace: a session's pod is replaced when it ends, which would lose the PersistentWorkspace; use a task or function Run",
+    { fieldPath: ".workspace" },
+  ),
 ];
 
 const TERMINATION_RULES: CelRule[] = [

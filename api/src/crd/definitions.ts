@@ -204,6 +204,8 @@ export const workspaceCrd: CustomResourceDefinition = crd({
     "A directory on one Runtime pod that outlives the Runs using it: Runs naming it in spec.workspace are placed on that pod and work there.",
   spec: PersistentWorkspaceSpecSchema,
   status: PersistentWorkspaceStatusSchema,
+  // runtimed watches only the workspaces bound to its own pod.
+  selectableFields: [".status.boundPod"],
   rootRules: [
     cel(
       "size(self.metadata.name) <= 63",
