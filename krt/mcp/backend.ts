@@ -29,7 +29,7 @@ import { type SessionCallTarget, upload } from "../gateway/session-client.ts";
 import { sessionError } from "../gateway/session-errors.ts";
 import { buildRun } from "../runs/build-run.ts";
 import { getRun, getRuntime } from "../runs/fetch.ts";
-import { waitForRun } from "../runs/wait.ts";
+import { type WaitOptions, waitForRun } from "../runs/wait.ts";
 import { encodeContent, HeadTail } from "./bounded.ts";
 import { GatewayPool } from "./gateway-pool.ts";
 import type { McpLimits, ToolInput, ToolName, ToolOutput } from "./schemas.ts";
@@ -100,7 +100,10 @@ export class KruntimesBackend implements McpBackend {
     this.pool.close();
   }
 
-  async create_session(a: ToolInput<"create_session">): Promise<ToolOutput<"create_session">> {
+  async create_session(
+    a: ToolInput<"create_session">,
+    signal?: AbortSignal,
+  ): Promise<ToolOutput<"create_session">> {
     const ns = this.namespace;
     await this.checkRuntime(a.runtime);
     const idle = a.idleTimeoutSeconds ?? this.limits.sessionIdleTimeoutSeconds;
@@ -119,13 +122,17 @@ export class KruntimesBackend implements McpBackend {
     let last: Run = created;
     let run: Run;
     try {
-      run = await waitForRun(this.kube, ns, name, {
-        until: (r) => r.status?.phase === RunPhase.Ready,
-        timeoutMs: a.waitSeconds * 1000,
-        onUpdate: (r) => {
-          last = r;
+      run = await this.waitFor(
+        name,
+        {
+          until: (r) => r.status?.phase === RunPhase.Ready,
+          timeoutMs: a.waitSeconds * 1000,
+          onUpdate: (r) => {
+            last = r;
+          },
         },
-      });
+        signal,
+      );
     } catch (e) {
       if (!(e instanceof CliError && e.exitCode === ExitCode.WaitTimeout)) throw CliError.from(e);
       await this.terminate(name, TerminationMode.Immediate);
@@ -341,7 +348,7 @@ export class KruntimesBackend implements McpBackend {
     };
   }
 
-  async run_task(a: ToolInput<"run_task">): Promise<ToolOutput<"run_task">> {
+  async run_task(a: ToolInput<"run_task">, signal?: AbortSignal): Promise<ToolOutput<"run_task">> {
     const ns = this.namespace;
     await this.checkRuntime(a.runtime);
     const body = buildRun(
@@ -365,12 +372,16 @@ export class KruntimesBackend implements McpBackend {
     let last: Run = created;
     let run: Run;
     try {
-      run = await waitForRun(this.kube, ns, name, {
-        timeoutMs: a.waitSeconds * 1000,
-        onUpdate: (r) => {
-          last = r;
+      run = await this.waitFor(
+        name,
+        {
+          timeoutMs: a.waitSeconds * 1000,
+          onUpdate: (r) => {
+            last = r;
+          },
         },
-      });
+        signal,
+      );
     } catch (e) {
       if (!(e instanceof CliError && e.exitCode === ExitCode.WaitTimeout)) throw CliError.from(e);
       await this.terminate(name, TerminationMode.Immediate);
@@ -466,6 +477,35 @@ export class KruntimesBackend implements McpBackend {
           ...(filePath !== undefined ? { path: filePath } : {}),
         })
       );
+    }
+  }
+
+  /**
+   * waitForRun, until the client cancels the call: then no one will use the Run, so it is
+   * cancelled (which also ends the watch, as the Run reaches a terminal phase).
+   */
+  private async waitFor(name: string, opts: WaitOptions, signal?: AbortSignal): Promise<Run> {
+    const waiting = waitForRun(this.kube, this.namespace, name, opts);
+    if (!signal) return waiting;
+    let onAbort = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () =>
+        reject(
+          new CliError(ExitCode.Interrupted, `the client cancelled the call; run "${name}" is cancelled`),
+        );
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([waiting, aborted]);
+    } catch (e) {
+      if (signal.aborted) {
+        waiting.catch(() => {});
+        await this.terminate(name, TerminationMode.Immediate).catch(() => {});
+      }
+      throw e;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
   }
 

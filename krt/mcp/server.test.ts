@@ -29,7 +29,13 @@ let logs: string[];
 async function connect(limits: McpLimits = DEFAULT_LIMITS) {
   backend = new FakeBackend(limits);
   logs = [];
-  const server = createMcpServer({ backend, limits, version: "test", log: (l) => logs.push(l) });
+  const server = createMcpServer({
+    backend,
+    limits,
+    version: "test",
+    log: (l) => logs.push(l),
+    progressIntervalMs: 50,
+  });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   client = new Client({ name: "unit", version: "1" });
@@ -165,6 +171,22 @@ describe("calls", () => {
     const over = await call("read_file", { session: "s1", path: "big", maxBytes: 17 });
     expect(over.isError).toBe(true);
     expect(text(over)).toContain("maxBytes");
+  });
+
+  test("a long call reports progress to a client that asked for it, so its timeout can be reset", async () => {
+    await call("create_session", { name: "slow" });
+    const seen: { progress: number; message?: string }[] = [];
+    const r = (await client.callTool(
+      { name: "exec", arguments: { session: "slow", command: "sleep 0.4" } },
+      undefined,
+      {
+        onprogress: (p: { progress: number; message?: string }) => seen.push(p),
+        resetTimeoutOnProgress: true,
+      },
+    )) as Result;
+    expect(r.isError).toBeFalsy();
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen[0]?.message).toMatch(/^exec: still running after \d+s$/);
   });
 
   test("binary content travels as base64 both ways", async () => {

@@ -16,6 +16,18 @@ export interface ServerOptions {
   version: string;
   /** One line to stderr (stdout belongs to the stdio transport). */
   log: (line: string) => void;
+  /** How often a call the client asked progress for reports that it is still running. */
+  progressIntervalMs?: number;
+}
+
+/** What the SDK hands a tool handler besides its arguments (the parts used here). */
+interface HandlerExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; message: string };
+  }) => Promise<void>;
 }
 
 interface ToolSpec<N extends ToolName> {
@@ -70,9 +82,28 @@ function register(
   schema: { input: Record<string, unknown>; output: Record<string, unknown> },
 ): void {
   const call = o.backend[name] as (a: unknown, s?: AbortSignal) => Promise<unknown>;
-  const handler = async (args: unknown, extra: { signal: AbortSignal }): Promise<CallToolResult> => {
+  const handler = async (args: unknown, extra: HandlerExtra): Promise<CallToolResult> => {
     const started = performance.now();
     const took = () => `${Math.round(performance.now() - started)} ms`;
+    // Clients time calls out (the SDK's default is 60 s) unless progress arrives: a client that
+    // asked for progress hears every few seconds that a long call (a wait, a command) is alive.
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : setInterval(() => {
+            const seconds = Math.round((performance.now() - started) / 1000);
+            void extra
+              .sendNotification({
+                method: "notifications/progress",
+                params: {
+                  progressToken: token,
+                  progress: seconds,
+                  message: `${name}: still running after ${seconds}s`,
+                },
+              })
+              .catch(() => {});
+          }, o.progressIntervalMs ?? 5000);
     try {
       const out = await call.call(o.backend, args, extra.signal);
       o.log(`${name} ${spec.about(args)}: ok (${took()})`);
@@ -85,6 +116,8 @@ function register(
       const first = (result.content[0] as { text: string }).text.split("\n")[0];
       o.log(`${name} ${spec.about(args)}: ${first} (${took()})`);
       return result;
+    } finally {
+      clearInterval(progress);
     }
   };
   // The SDK's generic typing of shapes does not follow the erased types; schemas.ts types them.

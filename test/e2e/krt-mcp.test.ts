@@ -12,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Run, RunResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { serviceAccountToken, tokenKubeconfig } from "../support/artifacts.ts";
-import { testCluster } from "../support/cluster.ts";
+import { eventually, testCluster } from "../support/cluster.ts";
 import { buildKrt, runKrt, startKrt } from "./krt-binary.ts";
 import { type SdkEnvironment, sdkEnvironment } from "./sdk-support.ts";
 
@@ -167,6 +168,31 @@ suite("krt mcp (compiled) with the MCP SDK's client against the chart", () => {
     const failed = ok(await mcp.call("run_task", { runtime: "python", script: "import sys\nsys.exit(3)" }));
     expect(failed).toMatchObject({ phase: "Failed", exitCode: 3 });
   }, 120_000);
+
+  test("run_task: a call the client cancels cancels its task; a long call reports progress", async () => {
+    const abort = new AbortController();
+    const progress: string[] = [];
+    const call = mcp.client.callTool(
+      { name: "run_task", arguments: { runtime: "python", script: "import time\ntime.sleep(60)" } },
+      undefined,
+      { signal: abort.signal, onprogress: (p) => progress.push(p.message ?? "") },
+    );
+    // The task Run appears (created by the call), then the client gives up on the call.
+    const runs = () => client.list<Run>(path(RunResource, env.namespace));
+    const task = await eventually("the sleeping task Run", async () =>
+      (await runs()).items.find((r) => r.spec.source?.inline?.includes("time.sleep(60)")),
+    );
+    await Bun.sleep(5_500);
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    expect(progress[0]).toMatch(/^run_task: still running after \d+s$/);
+    await eventually(
+      "the task Cancelled",
+      async () =>
+        (await client.get<Run>(path(RunResource, env.namespace, task.metadata.name))).status?.phase ===
+        "Cancelled",
+    );
+  }, 60_000);
 
   test("create_session waits until Ready and returns the name the other tools take", async () => {
     const created = ok(await mcp.call("create_session", { runtime: "bash", idleTimeoutSeconds: 600 }));

@@ -48,9 +48,12 @@ export class FakeBackend implements McpBackend {
   async exec(a: ToolInput<"exec">): Promise<ToolOutput<"exec">> {
     this.calls.push({ tool: "exec", input: a });
     this.sessionFiles(a.session);
-    // `yes N` prints N bytes of "y\n"; anything else is echoed; `fail` exits 3 with a stderr line.
+    // `yes N` prints N bytes of "y\n"; `sleep S` takes S seconds; `fail` exits 3 with a stderr line;
+    // anything else is echoed.
     const out = new HeadTail(this.limits.maxOutputBytes);
     const err = new HeadTail(this.limits.maxOutputBytes);
+    const sleep = /^sleep ([\d.]+)$/.exec(a.command);
+    if (sleep) await Bun.sleep(Number(sleep[1]) * 1000);
     const yes = /^yes (\d+)$/.exec(a.command);
     if (yes) out.push(new TextEncoder().encode("y\n".repeat(Number(yes[1]) / 2)));
     else if (a.command === "fail") err.push(new TextEncoder().encode("it failed\n"));
