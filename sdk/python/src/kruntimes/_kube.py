@@ -66,6 +66,12 @@ class KubeSource:
     context: str | None = None
 
 
+def _resolve(path: str | None) -> str | None:
+    """The kubeconfig to read: the given path, else ``$KUBECONFIG`` as it is now (the kubernetes
+    package reads it once, at import), else its default ``~/.kube/config``."""
+    return path or os.environ.get("KUBECONFIG") or None
+
+
 def _token_of(value: str | None) -> str | None:
     if not value:
         return None
@@ -78,7 +84,7 @@ def kubeconfig_namespace(path: str | None, context: str | None) -> str:
     from kubernetes import config as kconfig
 
     try:
-        contexts, active = kconfig.list_kube_config_contexts(config_file=path)
+        contexts, active = kconfig.list_kube_config_contexts(config_file=_resolve(path))
     except Exception as e:  # the loader raises ConfigException and plain errors alike
         raise ConfigError(f"cannot read kubeconfig {path or os.environ.get('KUBECONFIG') or '~/.kube/config'}: {e}") from e
     chosen = active
@@ -111,7 +117,7 @@ class Kube:
         from kubernetes import config as kconfig
 
         try:
-            api = kconfig.new_client_from_config(config_file=path, context=context)
+            api = kconfig.new_client_from_config(config_file=_resolve(path), context=context)
         except Exception as e:
             raise ConfigError(f"cannot load kubeconfig {path or os.environ.get('KUBECONFIG') or '~/.kube/config'}: {e}") from e
         return cls(api, KubeSource("kubeconfig", path, context))
@@ -216,7 +222,7 @@ class AsyncKube:
         from kubernetes.aio import config as kconfig
 
         try:
-            api = await kconfig.new_client_from_config(config_file=path, context=context)
+            api = await kconfig.new_client_from_config(config_file=_resolve(path), context=context)
         except Exception as e:
             raise ConfigError(f"cannot load kubeconfig {path or os.environ.get('KUBECONFIG') or '~/.kube/config'}: {e}") from e
         return cls(api, KubeSource("kubeconfig", path, context))

@@ -147,6 +147,8 @@ class Client:
             if kubeconfig is None and context is None and gw.in_pod():
                 _kube, _in_cluster = Kube.in_cluster(), True
             else:
+                if namespace is None:
+                    namespace = kubeconfig_namespace(kubeconfig, context)
                 _kube, _in_cluster = Kube.from_kubeconfig(kubeconfig, context), False
         self._kube = _kube
         self._in_cluster = bool(_in_cluster)
@@ -240,7 +242,9 @@ class Client:
         Raises:
             ConfigError: the kubeconfig or context cannot be read.
         """
-        return cls(namespace=namespace, kubeconfig=path, context=context, gateway_url=gateway_url,
+        gw.check_via(via)
+        ns = namespace or kubeconfig_namespace(path, context)  # first: it names a missing context clearly
+        return cls(namespace=ns, kubeconfig=path, context=context, gateway_url=gateway_url,
                    gateway_namespace=gateway_namespace, via=via, ca_file=ca_file, token=token,
                    kubectl=kubectl, _kube=Kube.from_kubeconfig(path, context), _in_cluster=False)
 
