@@ -69,6 +69,7 @@ export {
   WORKSPACE_FINALIZER,
   WorkspaceBinding,
   WorkspacePhase,
+  workspaceDirectory,
 } from "./src/persistent-workspace.ts";
 export type { RetryableReason, WaitingReason } from "./src/reasons.ts";
 export {

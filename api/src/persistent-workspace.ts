@@ -24,6 +24,15 @@ export type WorkspacePhase = (typeof WorkspacePhase)[keyof typeof WorkspacePhase
 /** On a PersistentWorkspace until runtimed on the bound pod removed its directory (or it never had one). */
 export const WORKSPACE_FINALIZER = "kruntimes.io/workspace";
 
+/**
+ * The workspace's directory, relative to the Runtime's workspace volume (`/workspace`): the name
+ * for people, the UID's first 8 characters so a new workspace reusing the name never finds an old
+ * one's (retained) files.
+ */
+export function workspaceDirectory(name: string, uid: string): string {
+  return `workspaces/${name}-${uid.slice(0, 8)}`;
+}
+
 export const PersistentWorkspaceSpecSchema = Obj(
   {
     runtime: Type.Optional(
