@@ -97,24 +97,41 @@ describe("serving on loopback with a token", () => {
   });
   afterAll(() => server.stop());
 
-  test("the SDK's client lists and calls tools with the bearer token; every request is stateless over one backend", async () => {
+  test("the SDK's client lists and calls tools with the bearer token; each client has its own MCP session over one backend", async () => {
     const a = await connect(server.url, { authorization: `Bearer ${TOKEN}` });
     const b = await connect(server.url, { authorization: `Bearer ${TOKEN}` });
+    expect(server.sessions()).toBe(2);
     expect((await a.listTools()).tools.length).toBe(8);
     const created = (await a.callTool({ name: "create_session", arguments: { name: "h1" } })) as unknown as {
       structuredContent: { session: string };
     };
     expect(created.structuredContent.session).toBe("h1");
-    // Another client (another stateless request) reaches the same backend, so the same session.
+    // Another MCP session reaches the same backend, so the same kruntimes session.
     const r = (await b.callTool({
       name: "exec",
       arguments: { session: "h1", command: "echo hi" },
-    })) as unknown as {
-      structuredContent: { stdout: string };
-    };
+    })) as unknown as { structuredContent: { stdout: string } };
     expect(r.structuredContent.stdout).toBe("echo hi\n");
+    // A client that ends its MCP session (DELETE) frees it.
+    await (a.transport as StreamableHTTPClientTransport).terminateSession();
+    expect(server.sessions()).toBe(1);
     await a.close();
     await b.close();
+  });
+
+  test("a call the client cancels is cancelled in the server (the cancellation reaches its MCP session)", async () => {
+    const c = await connect(server.url, { authorization: `Bearer ${TOKEN}` });
+    await c.callTool({ name: "create_session", arguments: { name: "h2" } });
+    const abort = new AbortController();
+    const call = c.callTool({ name: "exec", arguments: { session: "h2", command: "sleep 10" } }, undefined, {
+      signal: abort.signal,
+    });
+    await Bun.sleep(200);
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    for (let i = 0; i < 100 && !backend.aborted.includes("h2"); i++) await Bun.sleep(10);
+    expect(backend.aborted).toContain("h2");
+    await c.close();
   });
 
   test("no token or a wrong one: 401 with WWW-Authenticate, and nothing reaches the backend", async () => {
@@ -141,13 +158,42 @@ describe("serving on loopback with a token", () => {
     expect(logs.some((l) => l.includes("Origin https://attacker.example"))).toBe(true);
   });
 
-  test("only POST on /mcp", async () => {
+  test("requests outside an MCP session: GET is 400, an unknown session 404, another path 404", async () => {
     const auth = { authorization: `Bearer ${TOKEN}` };
-    const get = await fetch(server.url, { headers: { ...auth, accept: "text/event-stream" } });
-    expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toBe("POST");
+    expect((await fetch(server.url, { headers: { ...auth, accept: "text/event-stream" } })).status).toBe(400);
+    const unknown = await post(server.url, { ...auth, "mcp-session-id": "no-such-session" });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("initialize again");
     expect((await post(server.url.replace("/mcp", "/other"), auth)).status).toBe(404);
   });
+});
+
+test("MCP sessions are bounded: the one unused the longest is closed, and idle ones end", async () => {
+  const server = serveHttp({
+    host: "127.0.0.1",
+    port: 0,
+    allowRemote: false,
+    maxBodyBytes: 1024 * 1024,
+    createServer,
+    log: () => {},
+    maxSessions: 2,
+    sessionIdleMs: 300,
+  });
+  try {
+    const first = await connect(server.url);
+    const second = await connect(server.url);
+    await second.listTools();
+    const third = await connect(server.url);
+    expect(server.sessions()).toBe(2);
+    // The first client's session was closed for the third: the server answers it 404.
+    await expect(first.listTools()).rejects.toThrow();
+    expect((await third.listTools()).tools.length).toBe(8);
+    await Bun.sleep(900);
+    expect(server.sessions()).toBe(0);
+    for (const c of [first, second, third]) await c.close();
+  } finally {
+    await server.stop();
+  }
 });
 
 test("loopback without a token is served; TLS when given a certificate", async () => {

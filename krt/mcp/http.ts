@@ -9,10 +9,12 @@
  * - On loopback, the Host header must name a loopback host and a browser's Origin must be a
  *   loopback origin: a web page cannot reach the endpoint through DNS rebinding or a cross-site
  *   request. A token, when given, is required on loopback too (other local users share loopback).
- * Stateless: each POST gets a fresh MCP server over the shared backend, so nothing piles up per
- * client and any client may call at any time; there is no server-initiated stream (GET is 405).
+ * Each MCP session (the `Mcp-Session-Id` the client got from initialize) has its own MCP server
+ * over the shared backend, so a client's cancellation reaches the call it cancels. Sessions end
+ * with the client's DELETE or after two hours without a request; at most 100 are open (a new one
+ * closes the one unused the longest).
  */
-import { timingSafeEqual } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type HttpListen, isLoopback } from "./listen.ts";
@@ -28,16 +30,31 @@ export interface HttpOptions extends HttpListen {
   maxBodyBytes: number;
   createServer: () => McpServer;
   log: (line: string) => void;
+  /** MCP sessions open at once (default 100); a new one closes the one unused the longest. */
+  maxSessions?: number;
+  /** An MCP session without a request for this long is closed (default 2 h). */
+  sessionIdleMs?: number;
 }
 
 export interface HttpServer {
   url: string;
+  /** MCP sessions open now. */
+  sessions(): number;
   stop(): Promise<void>;
+}
+
+interface McpSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  mcp: McpServer;
+  seen: number;
 }
 
 export function serveHttp(o: HttpOptions): HttpServer {
   const loopback = isLoopback(o.host);
   const expected = o.token ? Buffer.from(`Bearer ${o.token}`) : undefined;
+  const sessions = new Map<string, McpSession>();
+  const maxSessions = o.maxSessions ?? 100;
+  const idleMs = o.sessionIdleMs ?? 2 * 3600_000;
   const server = Bun.serve({
     hostname: o.host,
     port: o.port,
@@ -54,21 +71,66 @@ export function serveHttp(o: HttpOptions): HttpServer {
         );
         return refused.response;
       }
-      if (req.method !== "POST")
-        return text(405, "this server is stateless: send JSON-RPC with POST", { allow: "POST" });
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        maxRequestBodySize: o.maxBodyBytes,
-      });
+      const id = req.headers.get("mcp-session-id");
+      if (id) {
+        const known = sessions.get(id);
+        // 404 tells the client to start a new MCP session (initialize again).
+        if (!known)
+          return text(404, `unknown MCP session "${id}" (ended, or idle too long): initialize again`);
+        known.seen = Date.now();
+        return known.transport.handleRequest(req);
+      }
+      if (req.method !== "POST") return text(400, "no MCP session: POST an initialize request first");
+      // At the bound, the session unused the longest is closed: clients that never DELETE their
+      // sessions (most) must not lock others out; the closed one's client gets 404 and starts over.
+      if (sessions.size >= maxSessions) {
+        const [oldest] = [...sessions.entries()].sort(([, a], [, b]) => a.seen - b.seen);
+        if (oldest) {
+          sessions.delete(oldest[0]);
+          void oldest[1].mcp.close().catch(() => {});
+        }
+      }
+      // A new MCP session; the transport refuses anything but initialize without a session ID.
       const mcp = o.createServer();
+      const transport: WebStandardStreamableHTTPServerTransport =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sid) => {
+            sessions.set(sid, { transport, mcp, seen: Date.now() });
+          },
+          onsessionclosed: (sid) => {
+            sessions.delete(sid);
+          },
+          maxRequestBodySize: o.maxBodyBytes,
+        });
       await mcp.connect(transport);
       return transport.handleRequest(req);
     },
   });
+  // Sessions a client left without DELETE end after `idleMs` without a request; longer than the
+  // longest call (an hour), so a session waiting on one is not ended under it.
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [sid, s] of sessions)
+        if (now - s.seen > idleMs) {
+          sessions.delete(sid);
+          void s.mcp.close().catch(() => {});
+        }
+    },
+    Math.min(60_000, idleMs),
+  );
+  sweep.unref();
   const host = o.host.includes(":") ? `[${o.host}]` : o.host;
   return {
     url: `${o.tls ? "https" : "http"}://${host}:${server.port}${MCP_PATH}`,
-    stop: () => server.stop(true),
+    sessions: () => sessions.size,
+    async stop() {
+      clearInterval(sweep);
+      for (const s of sessions.values()) await s.mcp.close().catch(() => {});
+      sessions.clear();
+      await server.stop(true);
+    },
   };
 }
 

@@ -45,7 +45,10 @@ export class FakeBackend implements McpBackend {
     };
   }
 
-  async exec(a: ToolInput<"exec">): Promise<ToolOutput<"exec">> {
+  /** Sessions whose `sleep` was cut short by the call's abort signal (a client's cancellation). */
+  readonly aborted: string[] = [];
+
+  async exec(a: ToolInput<"exec">, signal?: AbortSignal): Promise<ToolOutput<"exec">> {
     this.calls.push({ tool: "exec", input: a });
     this.sessionFiles(a.session);
     // `yes N` prints N bytes of "y\n"; `sleep S` takes S seconds; `fail` exits 3 with a stderr line;
@@ -53,7 +56,19 @@ export class FakeBackend implements McpBackend {
     const out = new HeadTail(this.limits.maxOutputBytes);
     const err = new HeadTail(this.limits.maxOutputBytes);
     const sleep = /^sleep ([\d.]+)$/.exec(a.command);
-    if (sleep) await Bun.sleep(Number(sleep[1]) * 1000);
+    if (sleep) {
+      const cut = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), Number(sleep[1]) * 1000);
+        signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (cut) {
+        this.aborted.push(a.session);
+        throw new CliError(ExitCode.Interrupted, "cancelled");
+      }
+    }
     const yes = /^yes (\d+)$/.exec(a.command);
     if (yes) out.push(new TextEncoder().encode("y\n".repeat(Number(yes[1]) / 2)));
     else if (a.command === "fail") err.push(new TextEncoder().encode("it failed\n"));
