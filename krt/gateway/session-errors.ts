@@ -53,6 +53,10 @@ export function sessionError(e: unknown, t: SessionErrorTarget): CliError {
       return new CliError(ExitCode.Conflict, `${where} already exists: ${e.rawMessage}`);
     case Code.FailedPrecondition: {
       const nr = e.findDetails(RunNotReadySchema)[0];
+      // Without RunNotReady it is the session's own answer about the path (a directory read as a
+      // file, a file where a directory is needed), not a Run that cannot serve.
+      if (!nr && gatewayFailure === undefined && t.path !== undefined)
+        return new CliError(ExitCode.Conflict, `${where}: ${e.rawMessage}`);
       if (!nr) break;
       return new CliError(
         ExitCode.NotReady,
