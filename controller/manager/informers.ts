@@ -1,5 +1,17 @@
-/** The informers the controller runs: Runtimes, Runs, Runtime Pods, heartbeat Leases, Deployments. */
-import { Labels, MANAGED_BY, type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
+/**
+ * The informers the controller runs: Runtimes, Runs, Runtime Pods, heartbeat Leases, Deployments,
+ * PersistentWorkspaces.
+ */
+import {
+  Labels,
+  MANAGED_BY,
+  type PersistentWorkspace,
+  type Run,
+  RunResource,
+  type Runtime,
+  RuntimeResource,
+  WorkspaceResource,
+} from "@kruntimes/api";
 import { Informer, type KubeClient, path, R } from "@kruntimes/kube";
 import type { Deployment, Lease, Pod } from "../kube-types.ts";
 
@@ -9,6 +21,7 @@ export interface Informers {
   pods: Informer<Pod>;
   leases: Informer<Lease>;
   deployments: Informer<Deployment>;
+  workspaces: Informer<PersistentWorkspace>;
 }
 
 const MANAGED = `${Labels.managedBy}=${MANAGED_BY}`;
@@ -23,9 +36,10 @@ export function createInformers(client: KubeClient, namespace: string | undefine
     // runtimed labels its heartbeat Lease with the Runtime's name; nothing else is watched.
     leases: new Informer<Lease>(client, path(R.leases, namespace), { labelSelector: Labels.runtime }),
     deployments: new Informer<Deployment>(client, path(R.deployments, namespace), { labelSelector: MANAGED }),
+    workspaces: new Informer<PersistentWorkspace>(client, path(WorkspaceResource, namespace)),
   };
 }
 
 export function allInformers(i: Informers): Informer<never>[] {
-  return [i.runtimes, i.runs, i.pods, i.leases, i.deployments] as unknown as Informer<never>[];
+  return [i.runtimes, i.runs, i.pods, i.leases, i.deployments, i.workspaces] as unknown as Informer<never>[];
 }

@@ -18,11 +18,16 @@ import { Controller } from "../reconcile/controller.ts";
 import { RecoveryReconciler } from "../recovery/recovery-reconciler.ts";
 import { sweepOrphanBindings } from "../runtime/orphan-bindings.ts";
 import { RuntimeReconciler } from "../runtime/runtime-reconciler.ts";
+import { WorkspaceWakeups } from "../scheduler/plugins/workspace/wakeups.ts";
+import type { SchedulingQueue } from "../scheduler/queue/scheduling-queue.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { SchedulerLoop } from "../scheduler/scheduler-loop.ts";
 import { ApiRunStatusWriter } from "../status/run-status-writer.ts";
 import { systemClock } from "../util/clock.ts";
 import { RealTimers } from "../util/timers.ts";
+import { WorkspaceIndex } from "../workspace/workspace-index.ts";
+import { WorkspaceReconciler } from "../workspace/workspace-reconciler.ts";
+import { type WorkspaceWiring, wireWorkspaces, workspaceCacheHooks } from "../workspace/workspace-wiring.ts";
 import { allInformers, createInformers, type Informers } from "./informers.ts";
 import { buildScheduler } from "./scheduler-setup.ts";
 import { type Controllers, wireEvents } from "./wiring.ts";
@@ -49,6 +54,19 @@ export class Manager {
     const cm = new ControllerMetrics(this.registry);
     const writer = new ApiRunStatusWriter(client);
     const controllers = {} as Controllers;
+    // The workspace wake-ups reach the queue built just below.
+    let queueRef: SchedulingQueue | undefined;
+    const workspaceIndex = new WorkspaceIndex();
+    const workspaces: WorkspaceWiring = {
+      index: workspaceIndex,
+      wakeups: new WorkspaceWakeups(
+        workspaceIndex,
+        { get: (k) => queueRef?.get(k), activate: (k) => queueRef?.activate(k) },
+        this.registry,
+      ),
+      reconciler: () => controllers.workspace,
+      log,
+    };
     ({ scheduler: this.scheduler, loop: this.loop } = buildScheduler({
       o,
       client,
@@ -58,9 +76,12 @@ export class Manager {
       registry: this.registry,
       runs: this.informers.runs,
       controllers,
+      plugins: { workspaces: this.informers.workspaces },
+      cacheHooks: [workspaceCacheHooks(workspaces)],
     }));
     const cache = this.scheduler.cache;
     const queue = this.scheduler.queue;
+    queueRef = queue;
     const make = (r: ConstructorParameters<typeof Controller>[0], workers: number) =>
       new Controller(r, log.child({ controller: r.name }), cm, { workers });
     controllers.runtime = make(
@@ -153,8 +174,27 @@ export class Manager {
       }),
       1,
     );
+    controllers.workspace = make(
+      new WorkspaceReconciler({
+        workspaces: this.informers.workspaces,
+        runs: this.informers.runs,
+        index: workspaces.index,
+        pods: {
+          pod: (key) => cache.pod(key),
+          // Available now and not held or spent by a session (that pod is about to be replaced).
+          bindable: (runtimeKey, now) =>
+            cache.podsOf(runtimeKey).filter((p) => p.isAvailable(now) && !p.sealed),
+        },
+        client,
+        clock,
+        registry: this.registry,
+        log,
+      }),
+      2,
+    );
     this.controllers = controllers;
     wireEvents(this.informers, this.scheduler, controllers, log);
+    wireWorkspaces(this.informers, workspaces);
   }
 
   get synced(): boolean {

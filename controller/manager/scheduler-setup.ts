@@ -5,9 +5,10 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { ControllerOptions } from "../options.ts";
 import { ApiBinder } from "../scheduler/bind/binder.ts";
+import type { CacheListener } from "../scheduler/cache/scheduler-cache.ts";
 import { SchedulerCache } from "../scheduler/cache/scheduler-cache.ts";
 import { SchedulerMetrics } from "../scheduler/metrics.ts";
-import { builtinRegistry, DEFAULT_PROFILE } from "../scheduler/plugins/index.ts";
+import { builtinRegistry, DEFAULT_PROFILE, type PluginDeps } from "../scheduler/plugins/index.ts";
 import { SchedulingQueue } from "../scheduler/queue/scheduling-queue.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { SchedulerLoop } from "../scheduler/scheduler-loop.ts";
@@ -25,6 +26,10 @@ export interface SchedulerSetup {
   runs: Informer<Run>;
   /** Filled in by the caller before any event flows. */
   controllers: Controllers;
+  /** The informer lookups plugins read (workspaces, …). */
+  plugins?: PluginDeps;
+  /** Also told about the cache's transitions (after the scheduler and the reconcilers). */
+  cacheHooks?: readonly Partial<CacheListener>[];
 }
 
 export function buildScheduler(s: SchedulerSetup): { scheduler: Scheduler; loop: SchedulerLoop } {
@@ -33,16 +38,25 @@ export function buildScheduler(s: SchedulerSetup): { scheduler: Scheduler; loop:
   const queue = new SchedulingQueue(s.clock, s.timers, {
     woke: (source, n) => metrics?.wakeups.inc({ source }, n),
   });
+  const hooks = s.cacheHooks ?? [];
   const cache = new SchedulerCache(
     {
-      podFreed: (pod, by) => scheduler?.podFreed(pod, by),
+      podFreed: (pod, by) => {
+        scheduler?.podFreed(pod, by);
+        for (const h of hooks) h.podFreed?.(pod, by);
+      },
       runtimeChanged: (rt) => {
         scheduler?.runtimeChanged(rt);
         s.controllers.runtime.enqueue(rt);
+        for (const h of hooks) h.runtimeChanged?.(rt);
       },
-      runtimePodsChanged: (rt) => s.controllers.runtime.enqueue(rt),
+      runtimePodsChanged: (rt) => {
+        s.controllers.runtime.enqueue(rt);
+        for (const h of hooks) h.runtimePodsChanged?.(rt);
+      },
       podTrouble: (podKey) => {
         for (const key of cache.accounts.runsOn(podKey)) s.controllers.recovery.enqueue(key);
+        for (const h of hooks) h.podTrouble?.(podKey);
       },
     },
     s.clock,
@@ -55,7 +69,7 @@ export function buildScheduler(s: SchedulerSetup): { scheduler: Scheduler; loop:
     () => cache.accounts.assumedCount,
   );
   scheduler = new Scheduler(
-    builtinRegistry().build(DEFAULT_PROFILE),
+    builtinRegistry(s.plugins).build(DEFAULT_PROFILE),
     cache,
     queue,
     s.runs,

@@ -22,6 +22,8 @@ export interface Controllers {
   functionFinalizer: Controller;
   /** Pods a finished session held: deleted so the Deployment replaces them. */
   spentPods: Controller;
+  /** PersistentWorkspaces: binding, Lost, Released, active Runs, TTL, the finalizer where no runtimed can. */
+  workspace: Controller;
 }
 
 export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {
