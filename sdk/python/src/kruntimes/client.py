@@ -731,7 +731,9 @@ class Runs:
             if f is not None and f.pod == a["pod"] and f.attempt == a["attempt"]:
                 return
             if f is not None:
-                threading.Timer(1.0, f.stop).start()  # the old attempt's last lines may still come
+                grace = threading.Timer(1.0, f.stop)  # the old attempt's last lines may still come
+                grace.daemon = True
+                grace.start()
             nf = _Follower(self, run, a["pod"], int(a["attempt"]), events)
             followers.append(nf)
             state["f"] = nf

@@ -3,23 +3,19 @@
 Every failure the SDK reports is a :class:`KruntimesError`. Calls through the gateway map its
 Connect code and structured details (the table in docs/concepts/gateway.md) to a subclass; calls to
 the Kubernetes API map the HTTP status the same way, so ``except NotFound`` works whether a Run is
-missing from the API or from the gateway's view.
+missing from the API or from the gateway's view:
 
-=====================  ==========================  ======================================
-gateway code           HTTP (plain route / API)    exception
-=====================  ==========================  ======================================
-UNAUTHENTICATED        401                         :class:`Unauthenticated`
-PERMISSION_DENIED      403                         :class:`PermissionDenied`
-NOT_FOUND              404                         :class:`NotFound`
-ALREADY_EXISTS         409 (API: 409 AlreadyExists) :class:`AlreadyExists`
-FAILED_PRECONDITION    409                         :class:`NotReady` (``phase``, ``mode``)
-INVALID_ARGUMENT       400 / 422                   :class:`InvalidArgument`
-RESOURCE_EXHAUSTED     429                         :class:`Busy` (``retry_after``)
-RESOURCE_EXHAUSTED     413 / 502                   :class:`TooLarge`
-UNAVAILABLE            503                         :class:`Unavailable` (``retry_after``)
-DEADLINE_EXCEEDED      504                         :class:`DeadlineExceeded`
-UNKNOWN + HandlerError 500                         :class:`HandlerError` (its details)
-=====================  ==========================  ======================================
+- UNAUTHENTICATED (401): :class:`Unauthenticated`
+- PERMISSION_DENIED (403): :class:`PermissionDenied`
+- NOT_FOUND (404): :class:`NotFound`
+- ALREADY_EXISTS (409): :class:`AlreadyExists`
+- FAILED_PRECONDITION (409): :class:`NotReady`, with the ``RunNotReady`` detail's phase and mode
+- INVALID_ARGUMENT (400; the API's 422): :class:`InvalidArgument`
+- RESOURCE_EXHAUSTED (429): :class:`Busy`, with ``retry_after``
+- RESOURCE_EXHAUSTED with a too-large ``Failure`` (413, 502): :class:`TooLarge`
+- UNAVAILABLE (503): :class:`Unavailable`, with ``retry_after``
+- DEADLINE_EXCEEDED (504): :class:`DeadlineExceeded`
+- UNKNOWN with a ``HandlerError`` detail (500): :class:`HandlerError`, with its fields
 """
 
 from __future__ import annotations
