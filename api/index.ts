@@ -70,6 +70,7 @@ export {
   WorkspaceBinding,
   WorkspacePhase,
   workspaceDirectory,
+  workspacePath,
 } from "./src/persistent-workspace.ts";
 export type { RetryableReason, WaitingReason } from "./src/reasons.ts";
 export {

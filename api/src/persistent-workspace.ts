@@ -6,7 +6,7 @@
  * workspace is `Lost` for good: the binding is fenced on `boundPodUID`.
  */
 import type { Static } from "@sinclair/typebox";
-import { type API_VERSION, Limits, type WORKSPACE_KIND } from "./constants.ts";
+import { type API_VERSION, Limits, type WORKSPACE_KIND, WORKSPACE_MOUNT_PATH } from "./constants.ts";
 import { Conditions, ObservedGeneration } from "./schema/common.ts";
 import { cel, Int32, Int64, Obj, Str, StringEnum, Type } from "./schema/kube.ts";
 import type { ObjectMeta } from "./schema/meta.ts";
@@ -25,12 +25,17 @@ export type WorkspacePhase = (typeof WorkspacePhase)[keyof typeof WorkspacePhase
 export const WORKSPACE_FINALIZER = "kruntimes.io/workspace";
 
 /**
- * The workspace's directory, relative to the Runtime's workspace volume (`/workspace`): the name
- * for people, the UID's first 8 characters so a new workspace reusing the name never finds an old
- * one's (retained) files.
+ * The workspace's directory, relative to the Runtime Server's workspace root (`/workspace/runs`,
+ * where every Run's working directory lives): the name for people, the UID's first 8 characters
+ * so a new workspace reusing the name never finds an old one's (retained) files.
  */
 export function workspaceDirectory(name: string, uid: string): string {
   return `workspaces/${name}-${uid.slice(0, 8)}`;
+}
+
+/** The same directory as an absolute path in the runtime container (`status.path`). */
+export function workspacePath(name: string, uid: string): string {
+  return `${WORKSPACE_MOUNT_PATH}/runs/${workspaceDirectory(name, uid)}`;
 }
 
 export const PersistentWorkspaceSpecSchema = Obj(

@@ -16,4 +16,15 @@ describe("waitingMessage", () => {
     );
     expect(waitingMessage(run, Reason.InsufficientCapacity, "2 pods full")).toBe("2 pods full");
   });
+  test("WorkspaceUnavailable keeps the plugin's message, and explains a pod-level summary", () => {
+    const ws = { ...run, spec: { ...run.spec, workspace: { name: "data" } } } as Run;
+    expect(waitingMessage(ws, Reason.WorkspaceUnavailable, 'PersistentWorkspace "data" is Released')).toBe(
+      'PersistentWorkspace "data" is Released',
+    );
+    expect(
+      waitingMessage(ws, Reason.WorkspaceUnavailable, "0/2 pods can take the Run: 2 not the workspace's pod"),
+    ).toBe(
+      "PersistentWorkspace \"data\": its bound pod cannot take the Run (0/2 pods can take the Run: 2 not the workspace's pod); if that pod is gone the workspace turns Lost",
+    );
+  });
 });

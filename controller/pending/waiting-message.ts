@@ -14,6 +14,11 @@ export function waitingMessage(run: Run, reason: WaitingReason, message: string)
       return `Runtime "${runtime}" not found in namespace "${ns}": create it, or fix spec.runtime (kubectl get runtimes -n ${ns}); the Run is placed as soon as it exists`;
     case Reason.NoReadyPods:
       return `Runtime "${runtime}": ${message}`;
+    case Reason.WorkspaceUnavailable:
+      // The workspace plugin's PreFilter messages name the workspace already; a Filter summary
+      // ("0/3 pods can take the Run: 3 not the workspace's pod") means its pod is not among them.
+      if (!message.startsWith("0/")) return message;
+      return `PersistentWorkspace "${run.spec.workspace?.name ?? ""}": its bound pod cannot take the Run (${message}); if that pod is gone the workspace turns Lost`;
     default:
       return message;
   }

@@ -69,7 +69,7 @@ describe("planWorkspace", () => {
       runtime: "rt",
       boundPod: pick?.name,
       boundPodUID: pick?.uid,
-      path: "/workspace/workspaces/w-abcdef12",
+      path: "/workspace/runs/workspaces/w-abcdef12",
       activeRuns: 0,
       message: `bound to pod "${pick?.name}"`,
     });

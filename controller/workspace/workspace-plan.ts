@@ -24,9 +24,8 @@ import {
   type PersistentWorkspaceStatus,
   type Run,
   WORKSPACE_FINALIZER,
-  WORKSPACE_MOUNT_PATH,
   WorkspacePhase,
-  workspaceDirectory,
+  workspacePath,
 } from "@kruntimes/api";
 import { parseTime } from "../kube-types.ts";
 import { holdsCapacity, isPending } from "../scheduler/run-request.ts";
@@ -145,7 +144,7 @@ export function planWorkspace(f: WorkspaceFacts): WorkspacePlan {
       next.runtime = runtime;
       next.boundPod = pick.name;
       next.boundPodUID = pick.uid;
-      next.path = `${WORKSPACE_MOUNT_PATH}/${workspaceDirectory(name, ws.metadata.uid ?? "")}`;
+      next.path = workspacePath(name, ws.metadata.uid ?? "");
       p = {
         phase: WorkspacePhase.Bound,
         message: `bound to pod "${pick.name}"`,

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageScripts } from "./language-scripts.ts";
 import { SERVER_TIMEOUT_MS, ServerProcess, type ServerTarget } from "./server-process.ts";
+import { directoriesSuite } from "./suite/directories.ts";
 import { executionsSuite } from "./suite/executions.ts";
 import { functionSuite } from "./suite/functions.ts";
 import type { SuiteContext } from "./suite/helpers.ts";
@@ -63,6 +64,7 @@ export function runConformance(target: ServerTarget, scripts: LanguageScripts): 
     serverLifeSuite(ctx);
     sessionsSuite(ctx);
     functionSuite(ctx);
+    directoriesSuite(ctx);
   });
 }
 

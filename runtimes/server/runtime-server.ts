@@ -10,7 +10,7 @@ import { create } from "@bufbuild/protobuf";
 import { FunctionService, type InvokeRequest } from "../../api/gen/kruntimes/runtime/v1/function_pb.ts";
 import { InfoResponseSchema, Mode, RuntimeService } from "../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { SessionService } from "../../api/gen/kruntimes/runtime/v1/session_pb.ts";
-import { TaskService } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
+import { TaskService, TaskState } from "../../api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { connectFetchHandler } from "./connect-handler.ts";
 import { ExecutionRegistry } from "./executions/registry.ts";
 import { FunctionRegistry } from "./functions/function-registry.ts";
@@ -20,6 +20,7 @@ import { Launcher } from "./launcher.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics, type ServerMetrics } from "./metrics.ts";
 import type { ServerOptions } from "./options.ts";
+import { removeDirectory } from "./remove-directory.ts";
 import { functionService, invokeConnectError, invokeFunction } from "./services/function-service.ts";
 import { runtimeService } from "./services/runtime-service.ts";
 import { sessionService } from "./services/session-service.ts";
@@ -122,6 +123,12 @@ export class RuntimeServer {
     return server;
   }
 
+  /** Working directories of executions still running and registrations not ended. */
+  private *busyDirectories(): Iterable<string> {
+    for (const x of this.registry.list("")) if (x.state !== TaskState.EXITED) yield x.spec.cwd;
+    for (const r of this.functions.list()) if (!r.terminal) yield r.spec.cwd;
+  }
+
   private listen(): void {
     const { options } = this;
     const adapter = adapters[options.language];
@@ -148,6 +155,7 @@ export class RuntimeServer {
           draining: () => this.draining,
           running: () => this.registry.running,
           warmReady: () => this.pool?.ready ?? 0,
+          removeDirectory: (path) => removeDirectory(options.workspaceRoot, path, this.busyDirectories()),
         }),
       );
       router.service(

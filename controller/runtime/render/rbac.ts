@@ -1,18 +1,21 @@
 /**
  * runtimed's identity: a ServiceAccount (unless the template names its own), a Role with
  * exactly what runtimed does — read and watch Runs, patch them (the function finalizer; with an
- * artifact store also the artifacts finalizer, label and snapshot) and their status, keep its
+ * artifact store also the artifacts finalizer, label and snapshot) and their status, read the
+ * PersistentWorkspaces bound to its pod and remove their finalizer once it cleaned up, keep its
  * heartbeat Lease, record Events — and a ClusterRoleBinding to `system:auth-delegator`, so its
  * dataplane can check callers' tokens (TokenReview). RBAC cannot scope `create` to a name; runtimed only touches the Lease named
  * after its pod (an admission policy can enforce that; see docs/concepts/runtimes.md).
  */
-import { GROUP, RUN_PLURAL, type Runtime } from "@kruntimes/api";
+import { GROUP, RUN_PLURAL, type Runtime, WORKSPACE_PLURAL } from "@kruntimes/api";
 import { authDelegatorBinding } from "../../rbac/auth-delegator.ts";
 import { ownedMeta, ownedNames, selectorLabels } from "./names.ts";
 
 export const RUNTIMED_RULES = [
   { apiGroups: [GROUP], resources: [RUN_PLURAL], verbs: ["get", "list", "watch", "patch"] },
   { apiGroups: [GROUP], resources: [`${RUN_PLURAL}/status`], verbs: ["patch"] },
+  // The PersistentWorkspaces bound to its pod: their directory, and on deletion the finalizer.
+  { apiGroups: [GROUP], resources: [WORKSPACE_PLURAL], verbs: ["get", "list", "watch", "patch"] },
   {
     apiGroups: ["coordination.k8s.io"],
     resources: ["leases"],

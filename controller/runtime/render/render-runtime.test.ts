@@ -151,6 +151,11 @@ describe("renderRuntime", () => {
       { apiGroups: ["kruntimes.io"], resources: ["runs"], verbs: ["get", "list", "watch", "patch"] },
       { apiGroups: ["kruntimes.io"], resources: ["runs/status"], verbs: ["patch"] },
       {
+        apiGroups: ["kruntimes.io"],
+        resources: ["persistentworkspaces"],
+        verbs: ["get", "list", "watch", "patch"],
+      },
+      {
         apiGroups: ["coordination.k8s.io"],
         resources: ["leases"],
         verbs: ["get", "create", "update", "patch", "delete"],

@@ -8,16 +8,20 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import {
   HealthResponseSchema,
   type InfoResponse,
+  RemoveDirectoryResponseSchema,
   type RuntimeService,
   ServingStatus,
 } from "../../../api/gen/kruntimes/runtime/v1/runtime_pb.ts";
 import { nowMicros } from "../clock.ts";
+import { RuntimeServerError } from "../errors.ts";
 
 export interface RuntimeServiceDeps {
   info: InfoResponse;
   draining(): boolean;
   running(): number;
   warmReady(): number;
+  /** Deletes a directory under the workspace root (see remove-directory.ts). */
+  removeDirectory(path: string): { existed: boolean };
 }
 
 export function runtimeService(deps: RuntimeServiceDeps): ServiceImpl<typeof RuntimeService> {
@@ -32,6 +36,13 @@ export function runtimeService(deps: RuntimeServiceDeps): ServiceImpl<typeof Run
     },
     info() {
       return deps.info;
+    },
+    removeDirectory(req) {
+      try {
+        return create(RemoveDirectoryResponseSchema, deps.removeDirectory(req.path));
+      } catch (e) {
+        throw RuntimeServerError.toConnect(e);
+      }
     },
   };
 }

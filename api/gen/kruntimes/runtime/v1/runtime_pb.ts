@@ -13,7 +13,49 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kruntimes/runtime/v1/runtime.proto.
  */
 export const file_kruntimes_runtime_v1_runtime: GenFile = /*@__PURE__*/
-  fileDesc("CiJrcnVudGltZXMvcnVudGltZS92MS9ydW50aW1lLnByb3RvEhRrcnVudGltZXMucnVudGltZS52MSIPCg1IZWFsdGhSZXF1ZXN0IoIBCg5IZWFsdGhSZXNwb25zZRIzCgZzdGF0dXMYASABKA4yIy5rcnVudGltZXMucnVudGltZS52MS5TZXJ2aW5nU3RhdHVzEg8KB3J1bm5pbmcYAiABKA0SEgoKd2FybV9yZWFkeRgDIAEoDRIWCgpub3dfbWljcm9zGAQgASgDQgIwAiINCgtJbmZvUmVxdWVzdCKVAwoMSW5mb1Jlc3BvbnNlEhYKDnNlcnZlcl92ZXJzaW9uGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJEhMKC2ludGVycHJldGVyGAMgASgJEhsKE2ludGVycHJldGVyX3ZlcnNpb24YBCABKAkSKQoFbW9kZXMYBSADKA4yGi5rcnVudGltZXMucnVudGltZS52MS5Nb2RlEjQKC3Rhc2tfaW5wdXRzGAYgAygOMh8ua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0lucHV0EjQKBmxpbWl0cxgHIAEoCzIkLmtydW50aW1lcy5ydW50aW1lLnYxLlRhc2tMaW1pdHNJbmZvEhYKDm1heF9jb25jdXJyZW50GAggASgNEhYKDndhcm1fcG9vbF9zaXplGAkgASgNEhYKDndvcmtzcGFjZV9yb290GAogASgJEhgKEGRlZmF1bHRfZ3JhY2VfbXMYCyABKA0SGgoScmV0YWluX2ZpbmlzaGVkX21zGAwgASgNEhQKDHJ1bnRpbWVfbmFtZRgNIAEoCSKUAgoOVGFza0xpbWl0c0luZm8SGgoSZGVmYXVsdF90YWlsX2J5dGVzGAEgASgNEhYKDm1heF90YWlsX2J5dGVzGAIgASgNEiEKGWRlZmF1bHRfb3V0cHV0c19tYXhfY291bnQYAyABKA0SHQoVbWF4X291dHB1dHNfbWF4X2NvdW50GAQgASgNEiEKGWRlZmF1bHRfb3V0cHV0c19tYXhfYnl0ZXMYBSABKA0SHQoVbWF4X291dHB1dHNfbWF4X2J5dGVzGAYgASgNEiYKHmRlZmF1bHRfb3V0cHV0X3ZhbHVlX21heF9ieXRlcxgHIAEoDRIiChptYXhfb3V0cHV0X3ZhbHVlX21heF9ieXRlcxgIIAEoDSpoCg1TZXJ2aW5nU3RhdHVzEh4KGlNFUlZJTkdfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWU0VSVklOR19TVEFUVVNfU0VSVklORxABEhsKF1NFUlZJTkdfU1RBVFVTX0RSQUlOSU5HEAIqUAoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9UQVNLEAESEQoNTU9ERV9GVU5DVElPThACEhAKDE1PREVfU0VTU0lPThADKnIKCVRhc2tJbnB1dBIaChZUQVNLX0lOUFVUX1VOU1BFQ0lGSUVEEAASFQoRVEFTS19JTlBVVF9JTkxJTkUQARIZChVUQVNLX0lOUFVUX0VOVFJZUE9JTlQQAhIXChNUQVNLX0lOUFVUX0NPTU1BTkRTEAMytAEKDlJ1bnRpbWVTZXJ2aWNlElMKBkhlYWx0aBIjLmtydW50aW1lcy5ydW50aW1lLnYxLkhlYWx0aFJlcXVlc3QaJC5rcnVudGltZXMucnVudGltZS52MS5IZWFsdGhSZXNwb25zZRJNCgRJbmZvEiEua3J1bnRpbWVzLnJ1bnRpbWUudjEuSW5mb1JlcXVlc3QaIi5rcnVudGltZXMucnVudGltZS52MS5JbmZvUmVzcG9uc2VCSlpIZ2l0aHViLmNvbS9rcnVudGltZXMva3J1bnRpbWVzL3Nkay9nby9nZW4va3J1bnRpbWVzL3J1bnRpbWUvdjE7cnVudGltZXYxYgZwcm90bzM");
+  fileDesc("CiJrcnVudGltZXMvcnVudGltZS92MS9ydW50aW1lLnByb3RvEhRrcnVudGltZXMucnVudGltZS52MSImChZSZW1vdmVEaXJlY3RvcnlSZXF1ZXN0EgwKBHBhdGgYASABKAkiKgoXUmVtb3ZlRGlyZWN0b3J5UmVzcG9uc2USDwoHZXhpc3RlZBgBIAEoCCIPCg1IZWFsdGhSZXF1ZXN0IoIBCg5IZWFsdGhSZXNwb25zZRIzCgZzdGF0dXMYASABKA4yIy5rcnVudGltZXMucnVudGltZS52MS5TZXJ2aW5nU3RhdHVzEg8KB3J1bm5pbmcYAiABKA0SEgoKd2FybV9yZWFkeRgDIAEoDRIWCgpub3dfbWljcm9zGAQgASgDQgIwAiINCgtJbmZvUmVxdWVzdCKVAwoMSW5mb1Jlc3BvbnNlEhYKDnNlcnZlcl92ZXJzaW9uGAEgASgJEhAKCGxhbmd1YWdlGAIgASgJEhMKC2ludGVycHJldGVyGAMgASgJEhsKE2ludGVycHJldGVyX3ZlcnNpb24YBCABKAkSKQoFbW9kZXMYBSADKA4yGi5rcnVudGltZXMucnVudGltZS52MS5Nb2RlEjQKC3Rhc2tfaW5wdXRzGAYgAygOMh8ua3J1bnRpbWVzLnJ1bnRpbWUudjEuVGFza0lucHV0EjQKBmxpbWl0cxgHIAEoCzIkLmtydW50aW1lcy5ydW50aW1lLnYxLlRhc2tMaW1pdHNJbmZvEhYKDm1heF9jb25jdXJyZW50GAggASgNEhYKDndhcm1fcG9vbF9zaXplGAkgASgNEhYKDndvcmtzcGFjZV9yb290GAogASgJEhgKEGRlZmF1bHRfZ3JhY2VfbXMYCyABKA0SGgoScmV0YWluX2ZpbmlzaGVkX21zGAwgASgNEhQKDHJ1bnRpbWVfbmFtZRgNIAEoCSKUAgoOVGFza0xpbWl0c0luZm8SGgoSZGVmYXVsdF90YWlsX2J5dGVzGAEgASgNEhYKDm1heF90YWlsX2J5dGVzGAIgASgNEiEKGWRlZmF1bHRfb3V0cHV0c19tYXhfY291bnQYAyABKA0SHQoVbWF4X291dHB1dHNfbWF4X2NvdW50GAQgASgNEiEKGWRlZmF1bHRfb3V0cHV0c19tYXhfYnl0ZXMYBSABKA0SHQoVbWF4X291dHB1dHNfbWF4X2J5dGVzGAYgASgNEiYKHmRlZmF1bHRfb3V0cHV0X3ZhbHVlX21heF9ieXRlcxgHIAEoDRIiChptYXhfb3V0cHV0X3ZhbHVlX21heF9ieXRlcxgIIAEoDSpoCg1TZXJ2aW5nU3RhdHVzEh4KGlNFUlZJTkdfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWU0VSVklOR19TVEFUVVNfU0VSVklORxABEhsKF1NFUlZJTkdfU1RBVFVTX0RSQUlOSU5HEAIqUAoETW9kZRIUChBNT0RFX1VOU1BFQ0lGSUVEEAASDQoJTU9ERV9UQVNLEAESEQoNTU9ERV9GVU5DVElPThACEhAKDE1PREVfU0VTU0lPThADKnIKCVRhc2tJbnB1dBIaChZUQVNLX0lOUFVUX1VOU1BFQ0lGSUVEEAASFQoRVEFTS19JTlBVVF9JTkxJTkUQARIZChVUQVNLX0lOUFVUX0VOVFJZUE9JTlQQAhIXChNUQVNLX0lOUFVUX0NPTU1BTkRTEAMypAIKDlJ1bnRpbWVTZXJ2aWNlElMKBkhlYWx0aBIjLmtydW50aW1lcy5ydW50aW1lLnYxLkhlYWx0aFJlcXVlc3QaJC5rcnVudGltZXMucnVudGltZS52MS5IZWFsdGhSZXNwb25zZRJNCgRJbmZvEiEua3J1bnRpbWVzLnJ1bnRpbWUudjEuSW5mb1JlcXVlc3QaIi5rcnVudGltZXMucnVudGltZS52MS5JbmZvUmVzcG9uc2USbgoPUmVtb3ZlRGlyZWN0b3J5Eiwua3J1bnRpbWVzLnJ1bnRpbWUudjEuUmVtb3ZlRGlyZWN0b3J5UmVxdWVzdBotLmtydW50aW1lcy5ydW50aW1lLnYxLlJlbW92ZURpcmVjdG9yeVJlc3BvbnNlQkpaSGdpdGh1Yi5jb20va3J1bnRpbWVzL2tydW50aW1lcy9zZGsvZ28vZ2VuL2tydW50aW1lcy9ydW50aW1lL3YxO3J1bnRpbWV2MWIGcHJvdG8z");
+
+/**
+ * RemoveDirectoryRequest names the directory to delete.
+ *
+ * @generated from message kruntimes.runtime.v1.RemoveDirectoryRequest
+ */
+export type RemoveDirectoryRequest = Message<"kruntimes.runtime.v1.RemoveDirectoryRequest"> & {
+  /**
+   * Path relative to the workspace root ("workspaces/data-1a2b3c4d"); not empty, not absolute.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message kruntimes.runtime.v1.RemoveDirectoryRequest.
+ * Use `create(RemoveDirectoryRequestSchema)` to create a new message.
+ */
+export const RemoveDirectoryRequestSchema: GenMessage<RemoveDirectoryRequest> = /*@__PURE__*/
+  messageDesc(file_kruntimes_runtime_v1_runtime, 0);
+
+/**
+ * RemoveDirectoryResponse says what was there.
+ *
+ * @generated from message kruntimes.runtime.v1.RemoveDirectoryResponse
+ */
+export type RemoveDirectoryResponse = Message<"kruntimes.runtime.v1.RemoveDirectoryResponse"> & {
+  /**
+   * False when nothing existed at the path (already removed).
+   *
+   * @generated from field: bool existed = 1;
+   */
+  existed: boolean;
+};
+
+/**
+ * Describes the message kruntimes.runtime.v1.RemoveDirectoryResponse.
+ * Use `create(RemoveDirectoryResponseSchema)` to create a new message.
+ */
+export const RemoveDirectoryResponseSchema: GenMessage<RemoveDirectoryResponse> = /*@__PURE__*/
+  messageDesc(file_kruntimes_runtime_v1_runtime, 1);
 
 /**
  * HealthRequest has no fields.
@@ -28,7 +70,7 @@ export type HealthRequest = Message<"kruntimes.runtime.v1.HealthRequest"> & {
  * Use `create(HealthRequestSchema)` to create a new message.
  */
 export const HealthRequestSchema: GenMessage<HealthRequest> = /*@__PURE__*/
-  messageDesc(file_kruntimes_runtime_v1_runtime, 0);
+  messageDesc(file_kruntimes_runtime_v1_runtime, 2);
 
 /**
  * HealthResponse is the server's serving status and load.
@@ -70,7 +112,7 @@ export type HealthResponse = Message<"kruntimes.runtime.v1.HealthResponse"> & {
  * Use `create(HealthResponseSchema)` to create a new message.
  */
 export const HealthResponseSchema: GenMessage<HealthResponse> = /*@__PURE__*/
-  messageDesc(file_kruntimes_runtime_v1_runtime, 1);
+  messageDesc(file_kruntimes_runtime_v1_runtime, 3);
 
 /**
  * InfoRequest has no fields.
@@ -85,7 +127,7 @@ export type InfoRequest = Message<"kruntimes.runtime.v1.InfoRequest"> & {
  * Use `create(InfoRequestSchema)` to create a new message.
  */
 export const InfoRequestSchema: GenMessage<InfoRequest> = /*@__PURE__*/
-  messageDesc(file_kruntimes_runtime_v1_runtime, 2);
+  messageDesc(file_kruntimes_runtime_v1_runtime, 4);
 
 /**
  * InfoResponse describes the runtime and the server's capabilities and limits.
@@ -191,7 +233,7 @@ export type InfoResponse = Message<"kruntimes.runtime.v1.InfoResponse"> & {
  * Use `create(InfoResponseSchema)` to create a new message.
  */
 export const InfoResponseSchema: GenMessage<InfoResponse> = /*@__PURE__*/
-  messageDesc(file_kruntimes_runtime_v1_runtime, 3);
+  messageDesc(file_kruntimes_runtime_v1_runtime, 5);
 
 /**
  * TaskLimitsInfo gives, for each TaskLimits field, the default applied to 0 and the maximum.
@@ -261,7 +303,7 @@ export type TaskLimitsInfo = Message<"kruntimes.runtime.v1.TaskLimitsInfo"> & {
  * Use `create(TaskLimitsInfoSchema)` to create a new message.
  */
 export const TaskLimitsInfoSchema: GenMessage<TaskLimitsInfo> = /*@__PURE__*/
-  messageDesc(file_kruntimes_runtime_v1_runtime, 4);
+  messageDesc(file_kruntimes_runtime_v1_runtime, 6);
 
 /**
  * ServingStatus says whether the server takes new work.
@@ -404,6 +446,22 @@ export const RuntimeService: GenService<{
     methodKind: "unary";
     input: typeof InfoRequestSchema;
     output: typeof InfoResponseSchema;
+  },
+  /**
+   * RemoveDirectory deletes a directory under the workspace root with everything in it. It runs
+   * as the runtime container's user, who wrote the files (runtimed cannot remove them: it is
+   * another, unprivileged user). runtimed calls it when a PersistentWorkspace bound to this pod
+   * is deleted with reclaimPolicy Delete. A path that does not exist is not an error. The root
+   * itself, and paths that leave it, fail with INVALID_ARGUMENT; a directory that is the working
+   * directory of a running execution or registration, or holds one, fails with
+   * FAILED_PRECONDITION. Servers that predate it answer UNIMPLEMENTED.
+   *
+   * @generated from rpc kruntimes.runtime.v1.RuntimeService.RemoveDirectory
+   */
+  removeDirectory: {
+    methodKind: "unary";
+    input: typeof RemoveDirectoryRequestSchema;
+    output: typeof RemoveDirectoryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kruntimes_runtime_v1_runtime, 0);

@@ -191,6 +191,98 @@ func (TaskInput) EnumDescriptor() ([]byte, []int) {
 	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{2}
 }
 
+// RemoveDirectoryRequest names the directory to delete.
+type RemoveDirectoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path relative to the workspace root ("workspaces/data-1a2b3c4d"); not empty, not absolute.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveDirectoryRequest) Reset() {
+	*x = RemoveDirectoryRequest{}
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveDirectoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveDirectoryRequest) ProtoMessage() {}
+
+func (x *RemoveDirectoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveDirectoryRequest.ProtoReflect.Descriptor instead.
+func (*RemoveDirectoryRequest) Descriptor() ([]byte, []int) {
+	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RemoveDirectoryRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+// RemoveDirectoryResponse says what was there.
+type RemoveDirectoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// False when nothing existed at the path (already removed).
+	Existed       bool `protobuf:"varint,1,opt,name=existed,proto3" json:"existed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveDirectoryResponse) Reset() {
+	*x = RemoveDirectoryResponse{}
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveDirectoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveDirectoryResponse) ProtoMessage() {}
+
+func (x *RemoveDirectoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveDirectoryResponse.ProtoReflect.Descriptor instead.
+func (*RemoveDirectoryResponse) Descriptor() ([]byte, []int) {
+	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RemoveDirectoryResponse) GetExisted() bool {
+	if x != nil {
+		return x.Existed
+	}
+	return false
+}
+
 // HealthRequest has no fields.
 type HealthRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -200,7 +292,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[0]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -212,7 +304,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[0]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -225,7 +317,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{0}
+	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{2}
 }
 
 // HealthResponse is the server's serving status and load.
@@ -245,7 +337,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[1]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -257,7 +349,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[1]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -270,7 +362,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{1}
+	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *HealthResponse) GetStatus() ServingStatus {
@@ -310,7 +402,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[2]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -322,7 +414,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[2]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -335,7 +427,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{2}
+	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{4}
 }
 
 // InfoResponse describes the runtime and the server's capabilities and limits.
@@ -374,7 +466,7 @@ type InfoResponse struct {
 
 func (x *InfoResponse) Reset() {
 	*x = InfoResponse{}
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[3]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +478,7 @@ func (x *InfoResponse) String() string {
 func (*InfoResponse) ProtoMessage() {}
 
 func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[3]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +491,7 @@ func (x *InfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
 func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{3}
+	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InfoResponse) GetServerVersion() string {
@@ -518,7 +610,7 @@ type TaskLimitsInfo struct {
 
 func (x *TaskLimitsInfo) Reset() {
 	*x = TaskLimitsInfo{}
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[4]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -530,7 +622,7 @@ func (x *TaskLimitsInfo) String() string {
 func (*TaskLimitsInfo) ProtoMessage() {}
 
 func (x *TaskLimitsInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[4]
+	mi := &file_kruntimes_runtime_v1_runtime_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -543,7 +635,7 @@ func (x *TaskLimitsInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskLimitsInfo.ProtoReflect.Descriptor instead.
 func (*TaskLimitsInfo) Descriptor() ([]byte, []int) {
-	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{4}
+	return file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TaskLimitsInfo) GetDefaultTailBytes() uint32 {
@@ -606,7 +698,11 @@ var File_kruntimes_runtime_v1_runtime_proto protoreflect.FileDescriptor
 
 const file_kruntimes_runtime_v1_runtime_proto_rawDesc = "" +
 	"\n" +
-	"\"kruntimes/runtime/v1/runtime.proto\x12\x14kruntimes.runtime.v1\"\x0f\n" +
+	"\"kruntimes/runtime/v1/runtime.proto\x12\x14kruntimes.runtime.v1\",\n" +
+	"\x16RemoveDirectoryRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\"3\n" +
+	"\x17RemoveDirectoryResponse\x12\x18\n" +
+	"\aexisted\x18\x01 \x01(\bR\aexisted\"\x0f\n" +
 	"\rHealthRequest\"\xa9\x01\n" +
 	"\x0eHealthResponse\x12;\n" +
 	"\x06status\x18\x01 \x01(\x0e2#.kruntimes.runtime.v1.ServingStatusR\x06status\x12\x18\n" +
@@ -654,10 +750,11 @@ const file_kruntimes_runtime_v1_runtime_proto_rawDesc = "" +
 	"\x16TASK_INPUT_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11TASK_INPUT_INLINE\x10\x01\x12\x19\n" +
 	"\x15TASK_INPUT_ENTRYPOINT\x10\x02\x12\x17\n" +
-	"\x13TASK_INPUT_COMMANDS\x10\x032\xb4\x01\n" +
+	"\x13TASK_INPUT_COMMANDS\x10\x032\xa4\x02\n" +
 	"\x0eRuntimeService\x12S\n" +
 	"\x06Health\x12#.kruntimes.runtime.v1.HealthRequest\x1a$.kruntimes.runtime.v1.HealthResponse\x12M\n" +
-	"\x04Info\x12!.kruntimes.runtime.v1.InfoRequest\x1a\".kruntimes.runtime.v1.InfoResponseBJZHgithub.com/kruntimes/kruntimes/sdk/go/gen/kruntimes/runtime/v1;runtimev1b\x06proto3"
+	"\x04Info\x12!.kruntimes.runtime.v1.InfoRequest\x1a\".kruntimes.runtime.v1.InfoResponse\x12n\n" +
+	"\x0fRemoveDirectory\x12,.kruntimes.runtime.v1.RemoveDirectoryRequest\x1a-.kruntimes.runtime.v1.RemoveDirectoryResponseBJZHgithub.com/kruntimes/kruntimes/sdk/go/gen/kruntimes/runtime/v1;runtimev1b\x06proto3"
 
 var (
 	file_kruntimes_runtime_v1_runtime_proto_rawDescOnce sync.Once
@@ -672,28 +769,32 @@ func file_kruntimes_runtime_v1_runtime_proto_rawDescGZIP() []byte {
 }
 
 var file_kruntimes_runtime_v1_runtime_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_kruntimes_runtime_v1_runtime_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_kruntimes_runtime_v1_runtime_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_kruntimes_runtime_v1_runtime_proto_goTypes = []any{
-	(ServingStatus)(0),     // 0: kruntimes.runtime.v1.ServingStatus
-	(Mode)(0),              // 1: kruntimes.runtime.v1.Mode
-	(TaskInput)(0),         // 2: kruntimes.runtime.v1.TaskInput
-	(*HealthRequest)(nil),  // 3: kruntimes.runtime.v1.HealthRequest
-	(*HealthResponse)(nil), // 4: kruntimes.runtime.v1.HealthResponse
-	(*InfoRequest)(nil),    // 5: kruntimes.runtime.v1.InfoRequest
-	(*InfoResponse)(nil),   // 6: kruntimes.runtime.v1.InfoResponse
-	(*TaskLimitsInfo)(nil), // 7: kruntimes.runtime.v1.TaskLimitsInfo
+	(ServingStatus)(0),              // 0: kruntimes.runtime.v1.ServingStatus
+	(Mode)(0),                       // 1: kruntimes.runtime.v1.Mode
+	(TaskInput)(0),                  // 2: kruntimes.runtime.v1.TaskInput
+	(*RemoveDirectoryRequest)(nil),  // 3: kruntimes.runtime.v1.RemoveDirectoryRequest
+	(*RemoveDirectoryResponse)(nil), // 4: kruntimes.runtime.v1.RemoveDirectoryResponse
+	(*HealthRequest)(nil),           // 5: kruntimes.runtime.v1.HealthRequest
+	(*HealthResponse)(nil),          // 6: kruntimes.runtime.v1.HealthResponse
+	(*InfoRequest)(nil),             // 7: kruntimes.runtime.v1.InfoRequest
+	(*InfoResponse)(nil),            // 8: kruntimes.runtime.v1.InfoResponse
+	(*TaskLimitsInfo)(nil),          // 9: kruntimes.runtime.v1.TaskLimitsInfo
 }
 var file_kruntimes_runtime_v1_runtime_proto_depIdxs = []int32{
 	0, // 0: kruntimes.runtime.v1.HealthResponse.status:type_name -> kruntimes.runtime.v1.ServingStatus
 	1, // 1: kruntimes.runtime.v1.InfoResponse.modes:type_name -> kruntimes.runtime.v1.Mode
 	2, // 2: kruntimes.runtime.v1.InfoResponse.task_inputs:type_name -> kruntimes.runtime.v1.TaskInput
-	7, // 3: kruntimes.runtime.v1.InfoResponse.limits:type_name -> kruntimes.runtime.v1.TaskLimitsInfo
-	3, // 4: kruntimes.runtime.v1.RuntimeService.Health:input_type -> kruntimes.runtime.v1.HealthRequest
-	5, // 5: kruntimes.runtime.v1.RuntimeService.Info:input_type -> kruntimes.runtime.v1.InfoRequest
-	4, // 6: kruntimes.runtime.v1.RuntimeService.Health:output_type -> kruntimes.runtime.v1.HealthResponse
-	6, // 7: kruntimes.runtime.v1.RuntimeService.Info:output_type -> kruntimes.runtime.v1.InfoResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
+	9, // 3: kruntimes.runtime.v1.InfoResponse.limits:type_name -> kruntimes.runtime.v1.TaskLimitsInfo
+	5, // 4: kruntimes.runtime.v1.RuntimeService.Health:input_type -> kruntimes.runtime.v1.HealthRequest
+	7, // 5: kruntimes.runtime.v1.RuntimeService.Info:input_type -> kruntimes.runtime.v1.InfoRequest
+	3, // 6: kruntimes.runtime.v1.RuntimeService.RemoveDirectory:input_type -> kruntimes.runtime.v1.RemoveDirectoryRequest
+	6, // 7: kruntimes.runtime.v1.RuntimeService.Health:output_type -> kruntimes.runtime.v1.HealthResponse
+	8, // 8: kruntimes.runtime.v1.RuntimeService.Info:output_type -> kruntimes.runtime.v1.InfoResponse
+	4, // 9: kruntimes.runtime.v1.RuntimeService.RemoveDirectory:output_type -> kruntimes.runtime.v1.RemoveDirectoryResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
 	4, // [4:4] is the sub-list for extension type_name
 	4, // [4:4] is the sub-list for extension extendee
 	0, // [0:4] is the sub-list for field type_name
@@ -710,7 +811,7 @@ func file_kruntimes_runtime_v1_runtime_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kruntimes_runtime_v1_runtime_proto_rawDesc), len(file_kruntimes_runtime_v1_runtime_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,6 +23,9 @@ class RuntimeService(Protocol):
     async def info(self, request: kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.InfoRequest, ctx: RequestContext) -> kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.InfoResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
+    async def remove_directory(self, request: kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest, ctx: RequestContext) -> kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+
 
 class RuntimeServiceASGIApplication(ConnectASGIApplication[RuntimeService]):
     def __init__(self, service: RuntimeService | AsyncGenerator[RuntimeService], *, interceptors: Iterable[Interceptor]=(), read_max_bytes: int | None = None, compressions: Iterable[Compression] | None = None) -> None:
@@ -48,6 +51,16 @@ class RuntimeServiceASGIApplication(ConnectASGIApplication[RuntimeService]):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=svc.info,
+                ),
+                "/kruntimes.runtime.v1.RuntimeService/RemoveDirectory": Endpoint.unary(
+                    method=MethodInfo(
+                        name="RemoveDirectory",
+                        service_name="kruntimes.runtime.v1.RuntimeService",
+                        input=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest,
+                        output=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=svc.remove_directory,
                 ),
             },
             interceptors=interceptors,
@@ -102,11 +115,33 @@ class RuntimeServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
         )
 
+    async def remove_directory(
+        self,
+        request: kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse:
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="RemoveDirectory",
+                service_name="kruntimes.runtime.v1.RuntimeService",
+                input=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest,
+                output=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
 
 class RuntimeServiceSync(Protocol):
     def health(self, request: kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.HealthRequest, ctx: RequestContext) -> kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.HealthResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
     def info(self, request: kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.InfoRequest, ctx: RequestContext) -> kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.InfoResponse:
+        raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
+    def remove_directory(self, request: kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest, ctx: RequestContext) -> kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse:
         raise ConnectError(Code.UNIMPLEMENTED, "Not implemented")
 
 
@@ -133,6 +168,16 @@ class RuntimeServiceWSGIApplication(ConnectWSGIApplication):
                         idempotency_level=IdempotencyLevel.UNKNOWN,
                     ),
                     function=service.info,
+                ),
+                "/kruntimes.runtime.v1.RuntimeService/RemoveDirectory": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="RemoveDirectory",
+                        service_name="kruntimes.runtime.v1.RuntimeService",
+                        input=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest,
+                        output=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                    ),
+                    function=service.remove_directory,
                 ),
             },
             interceptors=interceptors,
@@ -181,6 +226,26 @@ class RuntimeServiceClientSync(ConnectClientSync):
                 service_name="kruntimes.runtime.v1.RuntimeService",
                 input=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.InfoRequest,
                 output=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.InfoResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+
+    def remove_directory(
+        self,
+        request: kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+    ) -> kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse:
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="RemoveDirectory",
+                service_name="kruntimes.runtime.v1.RuntimeService",
+                input=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryRequest,
+                output=kruntimes_dot_runtime_dot_v1_dot_runtime__pb2.RemoveDirectoryResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
             ),
             headers=headers,

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"kruntimes/runtime/v1/runtime.proto\x12\x14kruntimes.runtime.v1\"\x0f\n\rHealthRequest\"\xa9\x01\n\x0eHealthResponse\x12;\n\x06status\x18\x01 \x01(\x0e\x32#.kruntimes.runtime.v1.ServingStatusR\x06status\x12\x18\n\x07running\x18\x02 \x01(\rR\x07running\x12\x1d\n\nwarm_ready\x18\x03 \x01(\rR\twarmReady\x12!\n\nnow_micros\x18\x04 \x01(\x03\x42\x02\x30\x02R\tnowMicros\"\r\n\x0bInfoRequest\"\xc5\x04\n\x0cInfoResponse\x12%\n\x0eserver_version\x18\x01 \x01(\tR\rserverVersion\x12\x1a\n\x08language\x18\x02 \x01(\tR\x08language\x12 \n\x0binterpreter\x18\x03 \x01(\tR\x0binterpreter\x12/\n\x13interpreter_version\x18\x04 \x01(\tR\x12interpreterVersion\x12\x30\n\x05modes\x18\x05 \x03(\x0e\x32\x1a.kruntimes.runtime.v1.ModeR\x05modes\x12@\n\x0btask_inputs\x18\x06 \x03(\x0e\x32\x1f.kruntimes.runtime.v1.TaskInputR\ntaskInputs\x12<\n\x06limits\x18\x07 \x01(\x0b\x32$.kruntimes.runtime.v1.TaskLimitsInfoR\x06limits\x12%\n\x0emax_concurrent\x18\x08 \x01(\rR\rmaxConcurrent\x12$\n\x0ewarm_pool_size\x18\t \x01(\rR\x0cwarmPoolSize\x12%\n\x0eworkspace_root\x18\n \x01(\tR\rworkspaceRoot\x12(\n\x10\x64\x65\x66\x61ult_grace_ms\x18\x0b \x01(\rR\x0e\x64\x65\x66\x61ultGraceMs\x12,\n\x12retain_finished_ms\x18\x0c \x01(\rR\x10retainFinishedMs\x12!\n\x0cruntime_name\x18\r \x01(\tR\x0bruntimeName\"\xc0\x03\n\x0eTaskLimitsInfo\x12,\n\x12\x64\x65\x66\x61ult_tail_bytes\x18\x01 \x01(\rR\x10\x64\x65\x66\x61ultTailBytes\x12$\n\x0emax_tail_bytes\x18\x02 \x01(\rR\x0cmaxTailBytes\x12\x39\n\x19\x64\x65\x66\x61ult_outputs_max_count\x18\x03 \x01(\rR\x16\x64\x65\x66\x61ultOutputsMaxCount\x12\x31\n\x15max_outputs_max_count\x18\x04 \x01(\rR\x12maxOutputsMaxCount\x12\x39\n\x19\x64\x65\x66\x61ult_outputs_max_bytes\x18\x05 \x01(\rR\x16\x64\x65\x66\x61ultOutputsMaxBytes\x12\x31\n\x15max_outputs_max_bytes\x18\x06 \x01(\rR\x12maxOutputsMaxBytes\x12\x42\n\x1e\x64\x65\x66\x61ult_output_value_max_bytes\x18\x07 \x01(\rR\x1a\x64\x65\x66\x61ultOutputValueMaxBytes\x12:\n\x1amax_output_value_max_bytes\x18\x08 \x01(\rR\x16maxOutputValueMaxBytes*h\n\rServingStatus\x12\x1e\n\x1aSERVING_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n\x16SERVING_STATUS_SERVING\x10\x01\x12\x1b\n\x17SERVING_STATUS_DRAINING\x10\x02*P\n\x04Mode\x12\x14\n\x10MODE_UNSPECIFIED\x10\x00\x12\r\n\tMODE_TASK\x10\x01\x12\x11\n\rMODE_FUNCTION\x10\x02\x12\x10\n\x0cMODE_SESSION\x10\x03*r\n\tTaskInput\x12\x1a\n\x16TASK_INPUT_UNSPECIFIED\x10\x00\x12\x15\n\x11TASK_INPUT_INLINE\x10\x01\x12\x19\n\x15TASK_INPUT_ENTRYPOINT\x10\x02\x12\x17\n\x13TASK_INPUT_COMMANDS\x10\x03\x32\xb4\x01\n\x0eRuntimeService\x12S\n\x06Health\x12#.kruntimes.runtime.v1.HealthRequest\x1a$.kruntimes.runtime.v1.HealthResponse\x12M\n\x04Info\x12!.kruntimes.runtime.v1.InfoRequest\x1a\".kruntimes.runtime.v1.InfoResponseBJZHgithub.com/kruntimes/kruntimes/sdk/go/gen/kruntimes/runtime/v1;runtimev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"kruntimes/runtime/v1/runtime.proto\x12\x14kruntimes.runtime.v1\",\n\x16RemoveDirectoryRequest\x12\x12\n\x04path\x18\x01 \x01(\tR\x04path\"3\n\x17RemoveDirectoryResponse\x12\x18\n\x07\x65xisted\x18\x01 \x01(\x08R\x07\x65xisted\"\x0f\n\rHealthRequest\"\xa9\x01\n\x0eHealthResponse\x12;\n\x06status\x18\x01 \x01(\x0e\x32#.kruntimes.runtime.v1.ServingStatusR\x06status\x12\x18\n\x07running\x18\x02 \x01(\rR\x07running\x12\x1d\n\nwarm_ready\x18\x03 \x01(\rR\twarmReady\x12!\n\nnow_micros\x18\x04 \x01(\x03\x42\x02\x30\x02R\tnowMicros\"\r\n\x0bInfoRequest\"\xc5\x04\n\x0cInfoResponse\x12%\n\x0eserver_version\x18\x01 \x01(\tR\rserverVersion\x12\x1a\n\x08language\x18\x02 \x01(\tR\x08language\x12 \n\x0binterpreter\x18\x03 \x01(\tR\x0binterpreter\x12/\n\x13interpreter_version\x18\x04 \x01(\tR\x12interpreterVersion\x12\x30\n\x05modes\x18\x05 \x03(\x0e\x32\x1a.kruntimes.runtime.v1.ModeR\x05modes\x12@\n\x0btask_inputs\x18\x06 \x03(\x0e\x32\x1f.kruntimes.runtime.v1.TaskInputR\ntaskInputs\x12<\n\x06limits\x18\x07 \x01(\x0b\x32$.kruntimes.runtime.v1.TaskLimitsInfoR\x06limits\x12%\n\x0emax_concurrent\x18\x08 \x01(\rR\rmaxConcurrent\x12$\n\x0ewarm_pool_size\x18\t \x01(\rR\x0cwarmPoolSize\x12%\n\x0eworkspace_root\x18\n \x01(\tR\rworkspaceRoot\x12(\n\x10\x64\x65\x66\x61ult_grace_ms\x18\x0b \x01(\rR\x0e\x64\x65\x66\x61ultGraceMs\x12,\n\x12retain_finished_ms\x18\x0c \x01(\rR\x10retainFinishedMs\x12!\n\x0cruntime_name\x18\r \x01(\tR\x0bruntimeName\"\xc0\x03\n\x0eTaskLimitsInfo\x12,\n\x12\x64\x65\x66\x61ult_tail_bytes\x18\x01 \x01(\rR\x10\x64\x65\x66\x61ultTailBytes\x12$\n\x0emax_tail_bytes\x18\x02 \x01(\rR\x0cmaxTailBytes\x12\x39\n\x19\x64\x65\x66\x61ult_outputs_max_count\x18\x03 \x01(\rR\x16\x64\x65\x66\x61ultOutputsMaxCount\x12\x31\n\x15max_outputs_max_count\x18\x04 \x01(\rR\x12maxOutputsMaxCount\x12\x39\n\x19\x64\x65\x66\x61ult_outputs_max_bytes\x18\x05 \x01(\rR\x16\x64\x65\x66\x61ultOutputsMaxBytes\x12\x31\n\x15max_outputs_max_bytes\x18\x06 \x01(\rR\x12maxOutputsMaxBytes\x12\x42\n\x1e\x64\x65\x66\x61ult_output_value_max_bytes\x18\x07 \x01(\rR\x1a\x64\x65\x66\x61ultOutputValueMaxBytes\x12:\n\x1amax_output_value_max_bytes\x18\x08 \x01(\rR\x16maxOutputValueMaxBytes*h\n\rServingStatus\x12\x1e\n\x1aSERVING_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n\x16SERVING_STATUS_SERVING\x10\x01\x12\x1b\n\x17SERVING_STATUS_DRAINING\x10\x02*P\n\x04Mode\x12\x14\n\x10MODE_UNSPECIFIED\x10\x00\x12\r\n\tMODE_TASK\x10\x01\x12\x11\n\rMODE_FUNCTION\x10\x02\x12\x10\n\x0cMODE_SESSION\x10\x03*r\n\tTaskInput\x12\x1a\n\x16TASK_INPUT_UNSPECIFIED\x10\x00\x12\x15\n\x11TASK_INPUT_INLINE\x10\x01\x12\x19\n\x15TASK_INPUT_ENTRYPOINT\x10\x02\x12\x17\n\x13TASK_INPUT_COMMANDS\x10\x03\x32\xa4\x02\n\x0eRuntimeService\x12S\n\x06Health\x12#.kruntimes.runtime.v1.HealthRequest\x1a$.kruntimes.runtime.v1.HealthResponse\x12M\n\x04Info\x12!.kruntimes.runtime.v1.InfoRequest\x1a\".kruntimes.runtime.v1.InfoResponse\x12n\n\x0fRemoveDirectory\x12,.kruntimes.runtime.v1.RemoveDirectoryRequest\x1a-.kruntimes.runtime.v1.RemoveDirectoryResponseBJZHgithub.com/kruntimes/kruntimes/sdk/go/gen/kruntimes/runtime/v1;runtimev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,22 +34,26 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'ZHgithub.com/kruntimes/kruntimes/sdk/go/gen/kruntimes/runtime/v1;runtimev1'
   _globals['_HEALTHRESPONSE'].fields_by_name['now_micros']._loaded_options = None
   _globals['_HEALTHRESPONSE'].fields_by_name['now_micros']._serialized_options = b'0\002'
-  _globals['_SERVINGSTATUS']._serialized_start=1299
-  _globals['_SERVINGSTATUS']._serialized_end=1403
-  _globals['_MODE']._serialized_start=1405
-  _globals['_MODE']._serialized_end=1485
-  _globals['_TASKINPUT']._serialized_start=1487
-  _globals['_TASKINPUT']._serialized_end=1601
-  _globals['_HEALTHREQUEST']._serialized_start=60
-  _globals['_HEALTHREQUEST']._serialized_end=75
-  _globals['_HEALTHRESPONSE']._serialized_start=78
-  _globals['_HEALTHRESPONSE']._serialized_end=247
-  _globals['_INFOREQUEST']._serialized_start=249
-  _globals['_INFOREQUEST']._serialized_end=262
-  _globals['_INFORESPONSE']._serialized_start=265
-  _globals['_INFORESPONSE']._serialized_end=846
-  _globals['_TASKLIMITSINFO']._serialized_start=849
-  _globals['_TASKLIMITSINFO']._serialized_end=1297
-  _globals['_RUNTIMESERVICE']._serialized_start=1604
-  _globals['_RUNTIMESERVICE']._serialized_end=1784
+  _globals['_SERVINGSTATUS']._serialized_start=1398
+  _globals['_SERVINGSTATUS']._serialized_end=1502
+  _globals['_MODE']._serialized_start=1504
+  _globals['_MODE']._serialized_end=1584
+  _globals['_TASKINPUT']._serialized_start=1586
+  _globals['_TASKINPUT']._serialized_end=1700
+  _globals['_REMOVEDIRECTORYREQUEST']._serialized_start=60
+  _globals['_REMOVEDIRECTORYREQUEST']._serialized_end=104
+  _globals['_REMOVEDIRECTORYRESPONSE']._serialized_start=106
+  _globals['_REMOVEDIRECTORYRESPONSE']._serialized_end=157
+  _globals['_HEALTHREQUEST']._serialized_start=159
+  _globals['_HEALTHREQUEST']._serialized_end=174
+  _globals['_HEALTHRESPONSE']._serialized_start=177
+  _globals['_HEALTHRESPONSE']._serialized_end=346
+  _globals['_INFOREQUEST']._serialized_start=348
+  _globals['_INFOREQUEST']._serialized_end=361
+  _globals['_INFORESPONSE']._serialized_start=364
+  _globals['_INFORESPONSE']._serialized_end=945
+  _globals['_TASKLIMITSINFO']._serialized_start=948
+  _globals['_TASKLIMITSINFO']._serialized_end=1396
+  _globals['_RUNTIMESERVICE']._serialized_start=1703
+  _globals['_RUNTIMESERVICE']._serialized_end=1995
 # @@protoc_insertion_point(module_scope)

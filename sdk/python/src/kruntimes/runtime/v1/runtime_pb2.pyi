@@ -38,6 +38,18 @@ TASK_INPUT_INLINE: TaskInput
 TASK_INPUT_ENTRYPOINT: TaskInput
 TASK_INPUT_COMMANDS: TaskInput
 
+class RemoveDirectoryRequest(_message.Message):
+    __slots__ = ("path",)
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    def __init__(self, path: _Optional[str] = ...) -> None: ...
+
+class RemoveDirectoryResponse(_message.Message):
+    __slots__ = ("existed",)
+    EXISTED_FIELD_NUMBER: _ClassVar[int]
+    existed: bool
+    def __init__(self, existed: _Optional[bool] = ...) -> None: ...
+
 class HealthRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

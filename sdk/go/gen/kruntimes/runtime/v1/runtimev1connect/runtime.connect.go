@@ -39,6 +39,9 @@ const (
 	RuntimeServiceHealthProcedure = "/kruntimes.runtime.v1.RuntimeService/Health"
 	// RuntimeServiceInfoProcedure is the fully-qualified name of the RuntimeService's Info RPC.
 	RuntimeServiceInfoProcedure = "/kruntimes.runtime.v1.RuntimeService/Info"
+	// RuntimeServiceRemoveDirectoryProcedure is the fully-qualified name of the RuntimeService's
+	// RemoveDirectory RPC.
+	RuntimeServiceRemoveDirectoryProcedure = "/kruntimes.runtime.v1.RuntimeService/RemoveDirectory"
 )
 
 // RuntimeServiceClient is a client for the kruntimes.runtime.v1.RuntimeService service.
@@ -47,6 +50,14 @@ type RuntimeServiceClient interface {
 	Health(context.Context, *connect.Request[v1.HealthRequest]) (*connect.Response[v1.HealthResponse], error)
 	// Info reports what this server can do; it does not change while the server runs.
 	Info(context.Context, *connect.Request[v1.InfoRequest]) (*connect.Response[v1.InfoResponse], error)
+	// RemoveDirectory deletes a directory under the workspace root with everything in it. It runs
+	// as the runtime container's user, who wrote the files (runtimed cannot remove them: it is
+	// another, unprivileged user). runtimed calls it when a PersistentWorkspace bound to this pod
+	// is deleted with reclaimPolicy Delete. A path that does not exist is not an error. The root
+	// itself, and paths that leave it, fail with INVALID_ARGUMENT; a directory that is the working
+	// directory of a running execution or registration, or holds one, fails with
+	// FAILED_PRECONDITION. Servers that predate it answer UNIMPLEMENTED.
+	RemoveDirectory(context.Context, *connect.Request[v1.RemoveDirectoryRequest]) (*connect.Response[v1.RemoveDirectoryResponse], error)
 }
 
 // NewRuntimeServiceClient constructs a client for the kruntimes.runtime.v1.RuntimeService service.
@@ -72,13 +83,20 @@ func NewRuntimeServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(runtimeServiceMethods.ByName("Info")),
 			connect.WithClientOptions(opts...),
 		),
+		removeDirectory: connect.NewClient[v1.RemoveDirectoryRequest, v1.RemoveDirectoryResponse](
+			httpClient,
+			baseURL+RuntimeServiceRemoveDirectoryProcedure,
+			connect.WithSchema(runtimeServiceMethods.ByName("RemoveDirectory")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // runtimeServiceClient implements RuntimeServiceClient.
 type runtimeServiceClient struct {
-	health *connect.Client[v1.HealthRequest, v1.HealthResponse]
-	info   *connect.Client[v1.InfoRequest, v1.InfoResponse]
+	health          *connect.Client[v1.HealthRequest, v1.HealthResponse]
+	info            *connect.Client[v1.InfoRequest, v1.InfoResponse]
+	removeDirectory *connect.Client[v1.RemoveDirectoryRequest, v1.RemoveDirectoryResponse]
 }
 
 // Health calls kruntimes.runtime.v1.RuntimeService.Health.
@@ -91,12 +109,25 @@ func (c *runtimeServiceClient) Info(ctx context.Context, req *connect.Request[v1
 	return c.info.CallUnary(ctx, req)
 }
 
+// RemoveDirectory calls kruntimes.runtime.v1.RuntimeService.RemoveDirectory.
+func (c *runtimeServiceClient) RemoveDirectory(ctx context.Context, req *connect.Request[v1.RemoveDirectoryRequest]) (*connect.Response[v1.RemoveDirectoryResponse], error) {
+	return c.removeDirectory.CallUnary(ctx, req)
+}
+
 // RuntimeServiceHandler is an implementation of the kruntimes.runtime.v1.RuntimeService service.
 type RuntimeServiceHandler interface {
 	// Health is cheap and safe to call often (readiness probes, runtimed start-up).
 	Health(context.Context, *connect.Request[v1.HealthRequest]) (*connect.Response[v1.HealthResponse], error)
 	// Info reports what this server can do; it does not change while the server runs.
 	Info(context.Context, *connect.Request[v1.InfoRequest]) (*connect.Response[v1.InfoResponse], error)
+	// RemoveDirectory deletes a directory under the workspace root with everything in it. It runs
+	// as the runtime container's user, who wrote the files (runtimed cannot remove them: it is
+	// another, unprivileged user). runtimed calls it when a PersistentWorkspace bound to this pod
+	// is deleted with reclaimPolicy Delete. A path that does not exist is not an error. The root
+	// itself, and paths that leave it, fail with INVALID_ARGUMENT; a directory that is the working
+	// directory of a running execution or registration, or holds one, fails with
+	// FAILED_PRECONDITION. Servers that predate it answer UNIMPLEMENTED.
+	RemoveDirectory(context.Context, *connect.Request[v1.RemoveDirectoryRequest]) (*connect.Response[v1.RemoveDirectoryResponse], error)
 }
 
 // NewRuntimeServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -118,12 +149,20 @@ func NewRuntimeServiceHandler(svc RuntimeServiceHandler, opts ...connect.Handler
 		connect.WithSchema(runtimeServiceMethods.ByName("Info")),
 		connect.WithHandlerOptions(opts...),
 	)
+	runtimeServiceRemoveDirectoryHandler := connect.NewUnaryHandler(
+		RuntimeServiceRemoveDirectoryProcedure,
+		svc.RemoveDirectory,
+		connect.WithSchema(runtimeServiceMethods.ByName("RemoveDirectory")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/kruntimes.runtime.v1.RuntimeService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case RuntimeServiceHealthProcedure:
 			runtimeServiceHealthHandler.ServeHTTP(w, r)
 		case RuntimeServiceInfoProcedure:
 			runtimeServiceInfoHandler.ServeHTTP(w, r)
+		case RuntimeServiceRemoveDirectoryProcedure:
+			runtimeServiceRemoveDirectoryHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -139,4 +178,8 @@ func (UnimplementedRuntimeServiceHandler) Health(context.Context, *connect.Reque
 
 func (UnimplementedRuntimeServiceHandler) Info(context.Context, *connect.Request[v1.InfoRequest]) (*connect.Response[v1.InfoResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("kruntimes.runtime.v1.RuntimeService.Info is not implemented"))
+}
+
+func (UnimplementedRuntimeServiceHandler) RemoveDirectory(context.Context, *connect.Request[v1.RemoveDirectoryRequest]) (*connect.Response[v1.RemoveDirectoryResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("kruntimes.runtime.v1.RuntimeService.RemoveDirectory is not implemented"))
 }
