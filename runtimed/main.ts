@@ -23,6 +23,7 @@ import { QueueBudget } from "./sessions/mutation-queue.ts";
 import { createSessionMetrics } from "./sessions/session-metrics.ts";
 import { SessionTable } from "./sessions/session-table.ts";
 import { StatusWriter } from "./status/status-writer.ts";
+import { WorkspaceDirs } from "./workspaces/workspace-dirs.ts";
 
 // `runtimed maintain`: the artifact maintainer of one store (same image; its own process).
 if (Bun.argv[2] === "maintain") {
@@ -65,7 +66,14 @@ async function sidecar(): Promise<void> {
     budget: new QueueBudget(o.sessions.maxQueuedTotal),
     metrics: createSessionMetrics(metrics.registry, sessionTable),
   };
-  const runtimed = new Runtimed({
+  const workspaces = new WorkspaceDirs({
+    o,
+    client,
+    runtime: server.runtime,
+    log,
+    inUse: (key) => runtimed.usesWorkspace(key),
+  });
+  const runtimed: Runtimed = new Runtimed({
     o,
     client,
     server,
@@ -74,6 +82,7 @@ async function sidecar(): Promise<void> {
     log,
     table,
     sessions,
+    workspaces,
     ...(artifacts ? { artifacts } : {}),
   });
   registerFunctionGauges(metrics.registry, server.functions);
@@ -113,6 +122,7 @@ async function sidecar(): Promise<void> {
     stopping = true;
     log.info({ signal }, "stopping: no new Runs; letting running ones finish");
     await runtimed.drain();
+    workspaces.stop();
     await lease.release();
     http.stop(true);
     dataplane?.stop(true);
@@ -124,5 +134,7 @@ async function sidecar(): Promise<void> {
 
   await lease.start();
   await runtimed.start();
+  // After the Run watch: a deletion must see which of this pod's Runs still use the workspace.
+  workspaces.start();
   log.info("runtimed ready: executing the Runs assigned to this pod");
 }

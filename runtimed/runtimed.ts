@@ -31,6 +31,7 @@ import type { SessionMetrics } from "./sessions/session-metrics.ts";
 import { SessionSupervisor } from "./sessions/session-supervisor.ts";
 import type { SessionTable } from "./sessions/session-table.ts";
 import type { StatusWriter } from "./status/status-writer.ts";
+import type { WorkspaceDirs } from "./workspaces/workspace-dirs.ts";
 
 export interface RuntimedDeps {
   o: RuntimedOptions;
@@ -45,6 +46,8 @@ export interface RuntimedDeps {
   table: FunctionTable;
   /** The sessions served here (shared with the dataplane's SessionService). */
   sessions: { table: SessionTable; budget: QueueBudget; metrics: SessionMetrics };
+  /** The PersistentWorkspaces bound to this pod. */
+  workspaces?: WorkspaceDirs;
 }
 
 type Supervisor = RunSupervisor | FunctionSupervisor | SessionSupervisor;
@@ -61,6 +64,9 @@ export class Runtimed {
   private knownFunctions = new Map<string, FunctionRegistration>();
   /** Sessions the Runtime Server held at start-up, by Run UID (re-adopted without a status write). */
   private knownSessions = new Map<string, SessionInfo>();
+  /** Run UID → the workspace (`namespace/name`) its supervisor works in, and supervisors per workspace. */
+  private readonly workspaceOf = new Map<string, string>();
+  private readonly workspaceUsers = new Map<string, number>();
   private informer: Informer<Run> | undefined;
   private draining = false;
   private idle: (() => void) | undefined;
@@ -72,6 +78,29 @@ export class Runtimed {
   }
   get isDraining(): boolean {
     return this.draining;
+  }
+
+  /** Whether a supervisor of this pod still works in the workspace `namespace/name`. */
+  usesWorkspace(wsKey: string): boolean {
+    return (this.workspaceUsers.get(wsKey) ?? 0) > 0;
+  }
+
+  private track(uid: string, run: Run): void {
+    const name = run.spec.workspace?.name;
+    if (!name || this.workspaceOf.has(uid)) return;
+    const key = `${run.metadata.namespace ?? ""}/${name}`;
+    this.workspaceOf.set(uid, key);
+    this.workspaceUsers.set(key, (this.workspaceUsers.get(key) ?? 0) + 1);
+  }
+
+  private untrack(uid: string): void {
+    const key = this.workspaceOf.get(uid);
+    if (key === undefined) return;
+    this.workspaceOf.delete(uid);
+    const n = (this.workspaceUsers.get(key) ?? 1) - 1;
+    if (n > 0) this.workspaceUsers.set(key, n);
+    else this.workspaceUsers.delete(key);
+    this.d.workspaces?.released(key);
   }
 
   async start(): Promise<void> {
@@ -250,6 +279,7 @@ export class Runtimed {
       kind,
     );
     this.supervisors.set(uid, next);
+    this.track(uid, run);
     next.start();
   }
 
@@ -273,6 +303,7 @@ export class Runtimed {
     );
     this.d.log.debug({ key, phase }, "function Run assigned here");
     this.supervisors.set(uid, next);
+    this.track(uid, run);
     next.start();
   }
 
@@ -301,7 +332,10 @@ export class Runtimed {
   }
 
   private done(sup: Supervisor): void {
-    if (this.supervisors.get(sup.uid) === sup) this.supervisors.delete(sup.uid);
+    if (this.supervisors.get(sup.uid) === sup) {
+      this.supervisors.delete(sup.uid);
+      this.untrack(sup.uid);
+    }
     this.finished.set(`${sup.uid}/${sup.currentAttempt}`, true);
     if (this.finished.size > FINISHED_MEMORY) {
       const oldest = this.finished.keys().next().value;

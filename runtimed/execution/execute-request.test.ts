@@ -44,4 +44,9 @@ describe("executeRequest", () => {
     expect(r.timeoutMs).toBe(90_000);
     expect(r.limits).toMatchObject({ tailBytes: 16384, outputsMaxCount: 32, outputValueMaxBytes: 4096 });
   });
+  test("a PersistentWorkspace's directory is the working directory; none: the server's default", () => {
+    const ws = executeRequest(run({ source: { inline: "ls" } }), 1, "/workspace", "workspaces/data-1a2b3c4d");
+    expect(ws.workingDir).toBe("workspaces/data-1a2b3c4d");
+    expect(executeRequest(run({ source: { inline: "ls" } }), 1, "/workspace").workingDir).toBe("");
+  });
 });

@@ -13,8 +13,17 @@ import {
 
 const MAX_TIMEOUT_MS = 0xffff_ffff;
 
-/** `workspace` is where the Run's relative entrypoint resolves (the API says: against /workspace). */
-export function executeRequest(run: Run, attempt: number, workspace: string): ExecuteRequest {
+/**
+ * `workspace` is where the Run's relative entrypoint resolves (the API says: against /workspace).
+ * `workingDir`, relative to the Runtime Server's workspace root, is a PersistentWorkspace's
+ * directory; empty = the server's fresh per-attempt default.
+ */
+export function executeRequest(
+  run: Run,
+  attempt: number,
+  workspace: string,
+  workingDir = "",
+): ExecuteRequest {
   const task = run.spec.mode.task ?? {};
   const inline = run.spec.source?.inline;
   let program: ExecuteRequest["program"] = { case: undefined };
@@ -35,6 +44,7 @@ export function executeRequest(run: Run, attempt: number, workspace: string): Ex
     args: inline !== undefined ? [] : (task.args ?? []),
     env,
     timeoutMs,
+    workingDir,
     limits: {
       tailBytes: Limits.tailLength,
       outputsMaxCount: Limits.outputCount,

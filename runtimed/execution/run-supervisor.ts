@@ -26,6 +26,7 @@ import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import { finalOutcome, type Outcome } from "../status/outcome.ts";
 import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
+import type { WorkspaceDirs } from "../workspaces/workspace-dirs.ts";
 import { attemptResult } from "./attempt-result.ts";
 import { type AttemptEnd, followAttempt } from "./attempt-stream.ts";
 import { executeRequest } from "./execute-request.ts";
@@ -40,6 +41,8 @@ export interface SupervisorDeps {
   done(sup: RunSupervisor): void;
   /** Present when the Runtime has an artifact store. */
   artifacts?: RunArtifacts;
+  /** The PersistentWorkspaces bound to this pod (Runs with `spec.workspace`). */
+  workspaces?: WorkspaceDirs;
 }
 
 /** `new`: a Scheduled attempt (Execute; re-attaches if the server has it). `adopt`: Running before we saw it. */
@@ -229,6 +232,15 @@ export class RunSupervisor {
       attempt,
     });
     this.d.metrics.started.inc({ kind: kind === "adopt" ? "adopted" : kind });
+    // A workspace Run works in its workspace's directory (an adopted attempt already runs there).
+    let workingDir = "";
+    if (this.run.spec.workspace && kind !== "adopt") {
+      const w = this.d.workspaces
+        ? await this.d.workspaces.directoryFor(this.run)
+        : { error: "this runtimed does not serve PersistentWorkspaces" };
+      if ("error" in w) return { kind: "refused", message: w.error };
+      workingDir = w.dir;
+    }
     this.executing = true;
     let runningTimer: ReturnType<typeof setTimeout> | undefined;
     const attemptStart = kind === "retry" ? performance.now() : this.seenAt;
@@ -244,7 +256,7 @@ export class RunSupervisor {
           this.d.o.runningDelayMs,
         );
     };
-    const request = executeRequest(this.run, attempt, this.d.o.workspace);
+    const request = executeRequest(this.run, attempt, this.d.o.workspace, workingDir);
     if (this.d.artifacts) {
       try {
         Object.assign(request.env, this.d.artifacts.prepare(this.uid, attempt));

@@ -34,6 +34,7 @@ import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import { finalOutcome, type Outcome } from "../status/outcome.ts";
 import { fencedStatusPatch, type JsonPatchOp, retryStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
+import type { WorkspaceDirs } from "../workspaces/workspace-dirs.ts";
 import { addFinalizerPatch, patchFinalizers, removeFinalizerPatch } from "./finalizer.ts";
 import { type EndIntent, endVerdict, modeNotSupported, registrationFailed } from "./function-outcome.ts";
 import { functionTerminalStatus, podFacts, readyStatus, withoutService } from "./function-status.ts";
@@ -53,6 +54,8 @@ export interface FunctionSupervisorDeps {
   done(sup: FunctionSupervisor): void;
   /** How long a deleted Run's in-flight invocations may finish before they are cancelled. */
   deleteDrainMs: number;
+  /** The PersistentWorkspaces bound to this pod (Runs with `spec.workspace`). */
+  workspaces?: WorkspaceDirs;
 }
 
 /** `new`: a Scheduled attempt. `adopt`: Ready before we saw it (runtimed restarted). */
@@ -241,7 +244,15 @@ export class FunctionSupervisor {
 
   /** Register, waiting out a restarting server; FAILED or a refused request is RegistrationFailed. */
   private async callRegister(okResult: "ready" | "reregistered"): Promise<Registered | undefined> {
-    const req = registerRequest(this.run, this.attempt);
+    let workingDir: string | undefined;
+    if (this.run.spec.workspace) {
+      const w = this.d.workspaces
+        ? await this.d.workspaces.directoryFor(this.run)
+        : { error: "this runtimed does not serve PersistentWorkspaces" };
+      if ("error" in w) return { kind: "failed", outcome: registrationFailed(w.error) };
+      workingDir = w.dir;
+    }
+    const req = registerRequest(this.run, this.attempt, workingDir);
     let delay = 50;
     for (;;) {
       if (this.interrupt) return undefined;

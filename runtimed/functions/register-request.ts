@@ -24,7 +24,8 @@ export function functionWorkingDir(runUid: string): string {
   return `${runUid}/fn`;
 }
 
-export function registerRequest(run: Run, attempt: number): RegisterRequest {
+/** `workingDir`: a PersistentWorkspace's directory; unset = the Run's own `functionWorkingDir`. */
+export function registerRequest(run: Run, attempt: number, workingDir?: string): RegisterRequest {
   const f = run.spec.mode.function ?? {};
   const uid = run.metadata.uid ?? "";
   const env: Record<string, string> = {};
@@ -42,6 +43,6 @@ export function registerRequest(run: Run, attempt: number): RegisterRequest {
     maxResponseBytes: f.maxResponseBytes ?? 0,
     invocationTimeoutMs: durationField(f.invocationTimeout),
     idleTimeoutMs: durationField(f.idleTimeout),
-    workingDir: functionWorkingDir(uid),
+    workingDir: workingDir ?? functionWorkingDir(uid),
   });
 }
