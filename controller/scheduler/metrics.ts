@@ -14,6 +14,7 @@ export class SchedulerMetrics {
   readonly rejections: Counter<"plugin" | "reason">;
   readonly wakeups: Counter<"source">;
   readonly assumedExpired: Counter<string>;
+  readonly queueWait: Histogram<"priority">;
 
   constructor(registry: Registry, sizes: () => QueueSizes, assumed: () => number) {
     this.cycle = new Histogram({
@@ -45,6 +46,13 @@ export class SchedulerMetrics {
       name: "kruntimes_scheduler_wakeups_total",
       help: "Parked or backed-off Runs moved back to the active queue, by source.",
       labelNames: ["source"],
+      registers: [registry],
+    });
+    this.queueWait = new Histogram({
+      name: "kruntimes_scheduler_queue_wait_seconds",
+      help: "Time a Run waited for a pod (since its creation, or since recovery sent it back) until it was placed, by priority band: high (> 0), default (0), low (< 0).",
+      labelNames: ["priority"],
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
       registers: [registry],
     });
     this.assumedExpired = new Counter({

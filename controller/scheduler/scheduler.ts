@@ -3,6 +3,12 @@
  * and the queue (on the standby too, so a new leader starts warm); only the leader runs the
  * loop (`SchedulerLoop`). A cycle is synchronous — filter, score, assume on the cache — and the bind, one fenced
  * status patch, runs asynchronously while the next cycles go on against the assumed state.
+ *
+ * Wake-ups are targeted: freed capacity wakes only parked Runs that pod can take (the same
+ * PreFilter and Filter, for that one pod), and a Run placed on a pod (assumed or bound) wakes
+ * parked Runs whose required affinity waits for a Run like it — found through an index of their
+ * selectors, never by scanning. A woken Run that does not use the pod it was woken for hands the
+ * capacity on.
  */
 import type { Run } from "@kruntimes/api";
 import { keyOf } from "@kruntimes/kube";
@@ -11,6 +17,9 @@ import { admit } from "../pending/admission.ts";
 import type { Clock } from "../util/clock.ts";
 import { BindTracker } from "./bind/bind-tracker.ts";
 import type { Binder } from "./bind/binder.ts";
+import type { Labels } from "./cache/label-selector.ts";
+import { sameLabels } from "./cache/label-selector.ts";
+import type { PlacedRun, PlacementListener } from "./cache/placement-index.ts";
 import type { PodInfo } from "./cache/pod-info.ts";
 import type { CacheListener, FreedBy, SchedulerCache } from "./cache/scheduler-cache.ts";
 import { findPod, isPlacement } from "./cycle/find-pod.ts";
@@ -21,7 +30,7 @@ import { Code } from "./framework/status.ts";
 import { queuedRunFrom } from "./intake.ts";
 import type { SchedulerMetrics } from "./metrics.ts";
 import type { QueuedRun } from "./queue/queued-run.ts";
-import type { SchedulingQueue } from "./queue/scheduling-queue.ts";
+import type { PodWake, SchedulingQueue, WakeSource } from "./queue/scheduling-queue.ts";
 import { isPending } from "./run-request.ts";
 import { type RunSource, RunView } from "./run-view.ts";
 
@@ -40,8 +49,13 @@ export interface SchedulerOptions {
   maxErrorBackoffMs: number;
 }
 
-export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChanged"> {
-  private readonly state = new CycleState();
+/** Hand-ons of one pod's freed capacity in a row, at most (each is one more cycle). */
+const MAX_HANDOFFS = 8;
+
+export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChanged">, PlacementListener {
+  private readonly state: CycleState;
+  /** A separate CycleState for the one-pod wake checks, which run between cycles. */
+  private readonly wakeState: CycleState;
   readonly binds: BindTracker;
   /** Informer state overlaid with this process's own latest writes. */
   readonly view: RunView;
@@ -59,6 +73,10 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     private readonly opts: SchedulerOptions,
   ) {
     this.view = new RunView(runs, clock);
+    this.state = new CycleState(cache.placements);
+    this.wakeState = new CycleState(cache.placements);
+    queue.usePlacements(cache.placements);
+    cache.placements.listen(this);
     this.binds = new BindTracker(binder, cache, this.metrics, log, opts.bindConcurrency, {
       requeue: (key, unlessRv) => this.requeue(key, unlessRv),
       retryLater: (qr) => this.errorBackoff(qr),
@@ -94,9 +112,49 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
   }
 
   podFreed(pod: PodInfo, by: FreedBy): void {
-    const free: Record<string, number> = {};
-    for (const name of Object.keys(pod.capacity)) free[name] = pod.free(name);
-    this.queue.wakeFitting(pod.runtimeKey, pod.key, free, by);
+    this.wakeFor(pod, by, 0);
+  }
+
+  private wakeFor(pod: PodInfo, source: WakeSource, handoffs: number): void {
+    const placements = this.cache.placements;
+    const domain = pod.domain;
+    const wake: PodWake = {
+      accept: (qr) => this.podTakes(qr, pod),
+      perRun: placements.hasRefusersOn(domain),
+      labels: labelsOn(placements.runsOn(domain)),
+      handoffs,
+    };
+    this.queue.wakeFitting(pod.runtimeKey, pod.key, freeOn(pod), source, wake);
+  }
+
+  /** The one-pod wake check: the Run's PreFilter and Filter against this pod only. */
+  private podTakes(qr: QueuedRun, pod: PodInfo): boolean {
+    if (qr.runtimeKey !== pod.runtimeKey) return false;
+    this.wakeState.clear();
+    const out = findPod(
+      this.fw,
+      this.wakeState,
+      qr,
+      this.cache.runtime(qr.runtimeKey),
+      [pod],
+      this.clock.now(),
+    );
+    return isPlacement(out);
+  }
+
+  /** A Run now holds a pod: parked Runs whose required affinity waits for it may go there. */
+  placed(run: PlacedRun): void {
+    if (!this.queue.waitsForPlacements(run.namespace)) return;
+    const pod = this.cache.pod(run.podKey);
+    if (!pod || pod.domain !== run.domain || !pod.isAvailable(this.clock.now())) return;
+    this.queue.wakeForPlacement(pod.runtimeKey, pod.key, run.labels, freeOn(pod), {
+      accept: (qr) => this.podTakes(qr, pod),
+      perRun: this.cache.placements.hasRefusersOn(pod.domain),
+    });
+  }
+
+  removed(run: PlacedRun): void {
+    if (this.queue.waitsForPlacements(run.namespace)) this.queue.placementRemoved(run.namespace, run.labels);
   }
 
   runtimeChanged(runtimeKey: string): void {
@@ -118,7 +176,8 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     const existing = this.queue.get(key);
     const attempt = run.status?.attempt ?? 0;
     if (existing) {
-      if (existing.attempt !== attempt) {
+      // Labels are mutable and affinity (own and others') reads them: requeue with the new ones.
+      if (existing.attempt !== attempt || !sameLabels(existing.labels, run.metadata.labels ?? {})) {
         this.queue.remove(key);
         this.queue.add(queuedRunFrom(run, existing.seq));
       }
@@ -142,8 +201,23 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     this.queue.retryAt(qr, this.clock.now() + delay);
   }
 
-  /** One cycle. Returns the pod the Run was assumed on, if any. Public for tests and the benchmark. */
+  /**
+   * One cycle. Returns the pod the Run was assumed on, if any. Public for tests and the
+   * benchmark. A Run woken for a pod's capacity that did not end up there hands it on.
+   */
   scheduleOne(qr: QueuedRun): PodInfo | undefined {
+    const wokenFor = qr.wokenFor;
+    const handoffs = qr.handoffs ?? 0;
+    qr.wokenFor = undefined;
+    const placed = this.cycle(qr);
+    if (wokenFor !== undefined && placed?.key !== wokenFor && handoffs < MAX_HANDOFFS) {
+      const pod = this.cache.pod(wokenFor);
+      if (pod?.isAvailable(this.clock.now())) this.wakeFor(pod, "handoff", handoffs + 1);
+    }
+    return placed;
+  }
+
+  private cycle(qr: QueuedRun): PodInfo | undefined {
     if (this.view.isWriting(qr.key)) {
       this.view.defer(qr.key);
       return;
@@ -175,7 +249,11 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
     }
     const pod = outcome.pod;
     const attempt = Math.max(1, run.status?.attempt ?? 0);
-    this.cache.assume(qr.key, pod, attempt, qr.names, qr.amounts, qr.exclusive);
+    this.metrics.queueWait.observe(
+      { priority: priorityBand(qr.priority) },
+      Math.max(0, now - qr.sinceMs) / 1000,
+    );
+    this.cache.assume(qr.key, pod, attempt, qr);
     const refused = reserveAll(this.fw, this.state, qr, pod);
     if (refused) {
       this.cache.forget(qr.key);
@@ -196,4 +274,19 @@ export class Scheduler implements Pick<CacheListener, "podFreed" | "runtimeChang
       this.requeue(key);
     }
   }
+}
+
+function freeOn(pod: PodInfo): Record<string, number> {
+  const free: Record<string, number> = {};
+  for (const name of Object.keys(pod.capacity)) free[name] = pod.free(name);
+  return free;
+}
+
+function* labelsOn(runs: Iterable<PlacedRun>): Iterable<Labels> {
+  for (const r of runs) yield r.labels;
+}
+
+/** A bounded metric label for a priority: above, at or below the default. */
+function priorityBand(priority: number): "high" | "default" | "low" {
+  return priority > 0 ? "high" : priority < 0 ? "low" : "default";
 }

@@ -24,6 +24,11 @@ export interface RunFixture {
   ttl?: number;
   retry?: Run["spec"]["retryPolicy"];
   rv?: string;
+  labels?: Record<string, string>;
+  affinity?: Run["spec"]["affinity"];
+  priority?: number;
+  /** `metadata.creationTimestamp` as epoch ms. */
+  createdMs?: number;
 }
 
 export function aRun(f: RunFixture): Run {
@@ -42,6 +47,8 @@ export function aRun(f: RunFixture): Run {
       uid: `uid-${f.name}`,
       resourceVersion: f.rv ?? "1",
       generation: 1,
+      ...(f.labels ? { labels: f.labels } : {}),
+      ...(f.createdMs !== undefined ? { creationTimestamp: new Date(f.createdMs).toISOString() } : {}),
     },
     spec: {
       runtime: f.runtime ?? "rt",
@@ -51,6 +58,8 @@ export function aRun(f: RunFixture): Run {
       ...(f.termination ? { termination: { mode: f.termination } } : {}),
       ...(f.ttl !== undefined ? { ttlSecondsAfterFinished: f.ttl } : {}),
       ...(f.retry ? { retryPolicy: f.retry } : {}),
+      ...(f.affinity ? { affinity: f.affinity } : {}),
+      ...(f.priority !== undefined ? { priority: f.priority } : {}),
     },
     ...(f.status ? { status: f.status } : {}),
   } as Run;

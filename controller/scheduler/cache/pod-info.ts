@@ -7,6 +7,7 @@ import { keyOf } from "@kruntimes/kube";
 import { type Pod, podReady } from "../../kube-types.ts";
 import type { PodView, Unavailability } from "../framework/types.ts";
 import { type Heartbeat, isFresh } from "./heartbeat.ts";
+import { domainOf } from "./placement-index.ts";
 
 /** The pod annotation runtimed and the scheduler agree on: JSON of the capacity map. */
 export const CAPACITY_ANNOTATION = "kruntimes.io/capacity";
@@ -68,6 +69,8 @@ export class PodInfo implements PodView {
   readonly name: string;
   readonly runtimeKey: string;
   uid = "";
+  /** The pod incarnation, `<namespace>/<pod>@<uid>`: Run affinity's topology domain. */
+  domain = "";
   node = "";
   ready = false;
   terminating = false;
@@ -91,6 +94,7 @@ export class PodInfo implements PodView {
   /** Refreshes the fields read from the Pod; the UID is replaced only with a new incarnation. */
   update(pod: Pod): void {
     this.uid = pod.metadata.uid ?? "";
+    this.domain = domainOf(this.key, this.uid);
     this.node = pod.spec?.nodeName ?? "";
     this.ready = podReady(pod);
     this.terminating = Boolean(pod.metadata.deletionTimestamp);

@@ -3,7 +3,18 @@
  * (the informer shows the Run assigned there) or assumed (we bound it, the informer has not shown
  * it yet); assumed accounts expire so a lost confirmation cannot hold capacity forever.
  */
+import type { CompiledTerm } from "./affinity-terms.ts";
+import type { Labels } from "./label-selector.ts";
+import { domainOf, type PlacedRun, PlacementIndex } from "./placement-index.ts";
 import { PodUsage } from "./pod-info.ts";
+
+/** What Run affinity needs to know of a Run that holds a pod. */
+export interface Placement {
+  readonly namespace: string;
+  readonly labels: Labels;
+  /** Required anti-affinity terms of the Run (other Runs must respect them). */
+  readonly anti?: readonly CompiledTerm[];
+}
 
 export interface Account {
   readonly podKey: string;
@@ -14,6 +25,8 @@ export interface Account {
   assumed: boolean;
   untilMs: number;
   readonly usage: PodUsage;
+  /** The Run's entry in the placement index. */
+  readonly placed?: PlacedRun;
 }
 
 export class RunAccounts {
@@ -21,8 +34,14 @@ export class RunAccounts {
   private readonly usages = new Map<string, PodUsage>();
   private readonly assumedKeys = new Set<string>();
 
-  /** `onRelease` hears of every usage that got smaller. */
-  constructor(private readonly onRelease: (usage: PodUsage) => void) {}
+  /**
+   * `onRelease` hears of every usage that got smaller, after the placement index has dropped
+   * the Run. The index holds every account's labels, confirmed and assumed alike.
+   */
+  constructor(
+    private readonly onRelease: (usage: PodUsage) => void,
+    readonly placements = new PlacementIndex(),
+  ) {}
 
   get size(): number {
     return this.accounts.size;
@@ -67,13 +86,33 @@ export class RunAccounts {
     assumed: boolean,
     untilMs: number,
     exclusive = false,
+    placement?: Placement,
   ): void {
     this.release(runKey);
     const usage = this.usageFor(podKey, podUID);
     if (exclusive) usage.exclusive.add(runKey);
     usage.add(runKey, names, amounts);
-    this.accounts.set(runKey, { podKey, podUID, attempt, names, amounts, assumed, untilMs, usage });
+    const placed: PlacedRun | undefined = placement && {
+      key: runKey,
+      namespace: placement.namespace,
+      podKey,
+      domain: domainOf(podKey, podUID),
+      labels: placement.labels,
+      ...(placement.anti?.length ? { anti: placement.anti } : {}),
+    };
+    this.accounts.set(runKey, {
+      podKey,
+      podUID,
+      attempt,
+      names,
+      amounts,
+      assumed,
+      untilMs,
+      usage,
+      ...(placed ? { placed } : {}),
+    });
     if (assumed) this.assumedKeys.add(runKey);
+    if (placed) this.placements.add(placed);
   }
 
   confirm(runKey: string): void {
@@ -91,6 +130,7 @@ export class RunAccounts {
     acc.usage.remove(runKey, acc.names, acc.amounts);
     acc.usage.exclusive.delete(runKey);
     this.dropIfEmpty(acc.usage);
+    if (acc.placed) this.placements.remove(runKey, acc.placed.namespace);
     this.onRelease(acc.usage);
   }
 

@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { aLease, aPod, aRun, aRuntime, boundTo } from "../../testing/fixtures.ts";
 import { ManualClock } from "../../util/clock.ts";
 import { ManualTimers } from "../../util/timers.ts";
+import { requestOf } from "../run-request.ts";
+import { compileSelector } from "./label-selector.ts";
 import { type FreedBy, SchedulerCache } from "./scheduler-cache.ts";
 
 function setup() {
@@ -91,7 +93,7 @@ describe("SchedulerCache accounting", () => {
     livePod("p1");
     const pod = cache.pod("ns/p1");
     if (!pod) throw new Error("no pod");
-    cache.assume("ns/a", pod, 1, ["runs"], [1]);
+    cache.assume("ns/a", pod, 1, requestOf(aRun({ name: "a" })));
     cache.upsertRun(aRun({ name: "a" }));
     expect(cache.isAssumed("ns/a")).toBe(true);
     expect(pod.used).toEqual({ runs: 1 });
@@ -105,7 +107,7 @@ describe("SchedulerCache accounting", () => {
     livePod("p1");
     const pod = cache.pod("ns/p1");
     if (!pod) throw new Error("no pod");
-    cache.assume("ns/a", pod, 1, ["runs"], [1]);
+    cache.assume("ns/a", pod, 1, requestOf(aRun({ name: "a" })));
     clock.advance(29_999);
     expect(cache.expireAssumed()).toEqual([]);
     clock.advance(1);
@@ -165,5 +167,75 @@ describe("SchedulerCache availability", () => {
     cache.upsertRuntime(aRuntime("rt", { runs: 6 }));
     expect(events.runtimes).toEqual(["ns/rt", "ns/rt"]);
     expect(cache.runtime("ns/rt")?.capacity).toEqual({ runs: 6 });
+  });
+});
+
+describe("SchedulerCache placements (Run affinity's index)", () => {
+  const jobA = compileSelector({ matchLabels: { job: "a" } });
+
+  test("assumed and confirmed Runs are indexed with their labels; an expired assumption leaves", () => {
+    const { cache, livePod, clock } = setup();
+    livePod("p1");
+    livePod("p2");
+    const p1 = cache.pod("ns/p1");
+    if (!p1) throw new Error("no pod");
+    cache.assume("ns/a", p1, 1, requestOf(aRun({ name: "a", labels: { job: "a" } })));
+    cache.upsertRun(aRun({ name: "b", labels: { job: "a" }, status: boundTo("p2") }));
+    expect(new Map(cache.placements.countsOn("ns", jobA, ""))).toEqual(
+      new Map([
+        [p1.domain, 1],
+        [cache.pod("ns/p2")?.domain as string, 1],
+      ]),
+    );
+    clock.advance(30_000);
+    cache.expireAssumed();
+    expect(cache.placements.countsOn("ns", jobA, "").has(p1.domain)).toBe(false);
+  });
+
+  test("labels changed on a placed Run are reindexed (at confirmation and afterwards)", () => {
+    const { cache, livePod } = setup();
+    livePod("p1");
+    const p1 = cache.pod("ns/p1");
+    if (!p1) throw new Error("no pod");
+    cache.assume("ns/a", p1, 1, requestOf(aRun({ name: "a", labels: { job: "x" } })));
+    cache.upsertRun(aRun({ name: "a", labels: { job: "a" }, status: boundTo("p1") }));
+    expect(cache.placements.countOn("ns", p1.domain, jobA, "")).toBe(1);
+    cache.upsertRun(aRun({ name: "a", labels: { job: "b" }, status: boundTo("p1", 1, "Running") }));
+    expect(cache.placements.countOn("ns", p1.domain, jobA, "")).toBe(0);
+  });
+
+  test("a finished Run leaves the index before its capacity release is reported", () => {
+    const clock = new ManualClock();
+    const timers = new ManualTimers(clock);
+    const seen: number[] = [];
+    const cache: SchedulerCache = new SchedulerCache(
+      {
+        podFreed: (p) => seen.push(cache.placements.countOn("ns", p.domain, jobA, "")),
+        runtimePodsChanged: () => {},
+        podTrouble: () => {},
+        runtimeChanged: () => {},
+      },
+      clock,
+      timers,
+      { staleAfterMs: 15_000, assumeTtlMs: 30_000 },
+    );
+    cache.upsertPod(aPod({ name: "p1" }));
+    cache.upsertLease(aLease("p1", "uid-p1", clock.now()));
+    cache.upsertRun(aRun({ name: "a", labels: { job: "a" }, status: boundTo("p1") }));
+    seen.length = 0;
+    cache.upsertRun(aRun({ name: "a", labels: { job: "a" }, status: boundTo("p1", 1, "Succeeded") }));
+    expect(seen).toEqual([0]);
+  });
+
+  test("Runs on a replaced pod do not count for its successor", () => {
+    const { cache, livePod, clock } = setup();
+    livePod("p1");
+    cache.upsertRun(aRun({ name: "a", labels: { job: "a" }, status: boundTo("p1") }));
+    cache.upsertPod(aPod({ name: "p1", uid: "uid-p1-new" }));
+    cache.upsertLease(aLease("p1", "uid-p1-new", clock.now()));
+    const p1 = cache.pod("ns/p1");
+    expect(p1?.uid).toBe("uid-p1-new");
+    expect(cache.placements.countOn("ns", p1?.domain as string, jobA, "")).toBe(0);
+    expect(cache.placements.anyMatch("ns", jobA, "")).toBe(true);
   });
 });

@@ -10,12 +10,15 @@ import { keyOf } from "@kruntimes/kube";
 import type { Lease, Pod } from "../../kube-types.ts";
 import type { Clock } from "../../util/clock.ts";
 import type { Timers } from "../../util/timers.ts";
-import type { RuntimeView } from "../framework/types.ts";
+import type { RunRequest, RuntimeView } from "../framework/types.ts";
 import { holdsCapacity, isPending, requestOf, spentPodOf } from "../run-request.ts";
+import { compiledAffinity } from "./affinity-terms.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 import { HeartbeatTracker } from "./heartbeat-tracker.ts";
+import { type Labels, sameLabels } from "./label-selector.ts";
+import type { PlacementIndex } from "./placement-index.ts";
 import { PodInfo, type PodUsage } from "./pod-info.ts";
-import { RunAccounts } from "./run-accounts.ts";
+import { type Placement, RunAccounts } from "./run-accounts.ts";
 import { RuntimePodIndex } from "./runtime-pod-index.ts";
 
 export type FreedBy = "capacity_released" | "pod_available";
@@ -72,6 +75,10 @@ export class SchedulerCache {
   /** Pods of a Runtime, in a stable array the cycle iterates. */
   podsOf(runtimeKey: string): readonly PodInfo[] {
     return this.podsByRuntime.get(runtimeKey);
+  }
+  /** Placed Runs (confirmed and assumed) by label and pod, for Run affinity. */
+  get placements(): PlacementIndex {
+    return this.accounts.placements;
   }
   heartbeatOf(podKey: string): Heartbeat | undefined {
     return this.heartbeats.get(podKey);
@@ -165,6 +172,7 @@ export class SchedulerCache {
     if (acc?.assumed) {
       if (holding && a.podUID === acc.podUID && a.attempt === acc.attempt) {
         this.accounts.confirm(key);
+        this.relabel(acc.placed, run);
         return;
       }
       // An event from before our bind landed: keep the assumption until the bind shows up.
@@ -180,10 +188,30 @@ export class SchedulerCache {
     const podKey = `${run.metadata.namespace}/${a.pod}`;
     if (acc && !acc.assumed && acc.podKey === podKey && acc.podUID === a.podUID) {
       acc.attempt = a.attempt;
+      this.relabel(acc.placed, run);
       return;
     }
     const req = requestOf(run);
-    this.accounts.hold(key, podKey, a.podUID, a.attempt, req.names, req.amounts, false, 0, req.exclusive);
+    this.accounts.hold(
+      key,
+      podKey,
+      a.podUID,
+      a.attempt,
+      req.names,
+      req.amounts,
+      false,
+      0,
+      req.exclusive,
+      placementOf(req),
+    );
+  }
+
+  /** Labels are mutable: a placed Run relabelled counts for affinity with its new labels. */
+  private relabel(placed: { key: string; namespace: string; labels: Labels } | undefined, run: Run): void {
+    const labels = run.metadata.labels ?? NO_LABELS;
+    if (placed && !sameLabels(placed.labels, labels)) {
+      this.accounts.placements.relabel(placed.key, placed.namespace, labels);
+    }
   }
 
   deleteRun(key: string): void {
@@ -195,17 +223,24 @@ export class SchedulerCache {
     this.accounts.usageFor(podKey, podUID).spent = true;
   }
 
-  /** Reserve: the Run holds capacity on `pod` from now on, until confirmed or forgotten. */
-  assume(
-    runKey: string,
-    pod: PodInfo,
-    attempt: number,
-    names: readonly string[],
-    amounts: readonly number[],
-    exclusive = false,
-  ) {
+  /**
+   * Reserve: the Run holds capacity on `pod` from now on, until confirmed or forgotten; its
+   * labels count for other Runs' affinity at once, like a confirmed assignment.
+   */
+  assume(runKey: string, pod: PodInfo, attempt: number, req: RunRequest) {
     const until = this.clock.now() + this.assumeTtlMs;
-    this.accounts.hold(runKey, pod.key, pod.uid, attempt, names, amounts, true, until, exclusive);
+    this.accounts.hold(
+      runKey,
+      pod.key,
+      pod.uid,
+      attempt,
+      req.names,
+      req.amounts,
+      true,
+      until,
+      req.exclusive,
+      placementOf(req),
+    );
   }
 
   /** Undo an assumption (the bind failed for sure). */
@@ -244,6 +279,13 @@ export class SchedulerCache {
     this.listener.runtimePodsChanged(info.runtimeKey);
     if (available) this.listener.podFreed(info, "pod_available");
   }
+}
+
+const NO_LABELS: Labels = Object.freeze({});
+
+function placementOf(req: RunRequest): Placement {
+  const anti = compiledAffinity(req.affinity)?.requiredAnti;
+  return { namespace: req.namespace, labels: req.labels, ...(anti?.length ? { anti } : {}) };
 }
 
 function sameMap(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>): boolean {

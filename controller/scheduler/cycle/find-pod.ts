@@ -46,10 +46,19 @@ export function findPod<P extends PodView>(
   }
   if (pods.length === 0) return { status: NO_PODS, rejections: EMPTY };
 
+  const scorers = activeScorers(fw, state, run);
+  let normalizing = false;
+  for (const s of scorers) if (s.plugin.normalizeScore) normalizing = true;
+
   let best: P | undefined;
   let bestScore = -1;
   let feasible = 0;
   let rejections: Map<Status, number> | undefined;
+  // With a normalising plugin the scores are known only once every pod is filtered: keep the
+  // feasible pods and their raw scores, then pick in a second pass.
+  const kept: P[] | undefined = normalizing ? [] : undefined;
+  const base: number[] | undefined = normalizing ? [] : undefined;
+  const raw: number[][] | undefined = normalizing ? scorers.map(() => []) : undefined;
   for (const pod of pods) {
     let rejectedBy: Status | undefined;
     for (const f of fw.filter) {
@@ -63,10 +72,37 @@ export function findPod<P extends PodView>(
     }
     feasible++;
     let score = 0;
-    for (const { plugin, weight } of fw.score) score += weight * plugin.score(state, run, pod);
+    if (kept && base && raw) {
+      for (let i = 0; i < scorers.length; i++) {
+        const { plugin, weight } = scorers[i] as (typeof scorers)[number];
+        if (plugin.normalizeScore) (raw[i] as number[]).push(plugin.score(state, run, pod));
+        else score += weight * plugin.score(state, run, pod);
+      }
+      kept.push(pod);
+      base.push(score);
+      continue;
+    }
+    for (const { plugin, weight } of scorers) score += weight * plugin.score(state, run, pod);
     if (score > bestScore || (score === bestScore && best !== undefined && pod.name < best.name)) {
       best = pod;
       bestScore = score;
+    }
+  }
+  if (kept && base && raw) {
+    for (let i = 0; i < scorers.length; i++) {
+      const { plugin, weight } = scorers[i] as (typeof scorers)[number];
+      if (!plugin.normalizeScore) continue;
+      const scores = raw[i] as number[];
+      plugin.normalizeScore(state, run, scores);
+      for (let j = 0; j < scores.length; j++) base[j] = (base[j] as number) + weight * (scores[j] as number);
+    }
+    for (let j = 0; j < kept.length; j++) {
+      const pod = kept[j] as P;
+      const score = base[j] as number;
+      if (score > bestScore || (score === bestScore && best !== undefined && pod.name < best.name)) {
+        best = pod;
+        bestScore = score;
+      }
     }
   }
   if (best) return { pod: best, score: bestScore, feasible };
@@ -74,10 +110,23 @@ export function findPod<P extends PodView>(
   return { status: summarize(all, pods.length), rejections: all };
 }
 
+/** The score plugins taking part in this cycle (PreScore may skip one); no copy when all do. */
+function activeScorers(fw: Framework, state: CycleState, run: RunRequest): Framework["score"] {
+  let skip: boolean[] | undefined;
+  for (let i = 0; i < fw.score.length; i++) {
+    const p = (fw.score[i] as Framework["score"][number]).plugin;
+    if (!p.preScore || p.preScore(state, run)) continue;
+    skip ??= [];
+    skip[i] = true;
+  }
+  return skip ? fw.score.filter((_, i) => !skip[i]) : fw.score;
+}
+
 /**
  * One status for a Run no pod took: InsufficientCapacity if any pod was only full (a release
  * will help), else NoReadyPods if any pod was unavailable, else the first rejection. The
- * message counts pods per rejection; it names no pods, so it stays bounded.
+ * message counts pods per rejection (led by what the Run waits for, when the picked status says
+ * it); it names no pods, so it stays bounded.
  */
 function summarize(rejections: ReadonlyMap<Status, number>, total: number): Status {
   let pick: Status | undefined;
@@ -87,7 +136,8 @@ function summarize(rejections: ReadonlyMap<Status, number>, total: number): Stat
     if (!pick || rank(s) < rank(pick)) pick = s;
   }
   if (!pick) return NO_PODS;
-  const message = `0/${total} pods can take the Run: ${parts.sort().join(", ")}`;
+  const counts = `0/${total} pods can take the Run: ${parts.sort().join(", ")}`;
+  const message = pick.lead ? `${pick.lead} (${counts})` : counts;
   return rejected(pick.plugin, pick.code, pick.reason, message.slice(0, 1024));
 }
 

@@ -15,14 +15,22 @@ export interface PreFilterPlugin extends Plugin {
   preFilter(state: CycleState, run: RunRequest, runtime: RuntimeView): Verdict;
 }
 
-/** Per pod: can this pod take the Run now? */
+/**
+ * Per pod: can this pod take the Run now? The queue also runs PreFilter and Filter for a single
+ * pod, with a fresh CycleState, when that pod frees capacity: it wakes only Runs the pod can take.
+ */
 export interface FilterPlugin extends Plugin {
   filter(state: CycleState, run: RunRequest, pod: PodView, nowMs: number): Verdict;
 }
 
 /** Per feasible pod: 0 (worst) to 100 (best). */
 export interface ScorePlugin extends Plugin {
+  /** Once per cycle before scoring: false when the plugin has nothing to say about this Run (skipped). */
+  preScore?(state: CycleState, run: RunRequest): boolean;
+  /** The raw score; with `normalizeScore`, any number (it is rescaled across the feasible pods). */
   score(state: CycleState, run: RunRequest, pod: PodView): number;
+  /** Rescales the raw scores of all feasible pods (in place) to 0–100. */
+  normalizeScore?(state: CycleState, run: RunRequest, scores: number[]): void;
 }
 
 /** After a pod is chosen and the Run assumed on it; `unreserve` undoes it if binding fails. */

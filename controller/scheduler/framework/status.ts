@@ -21,11 +21,22 @@ export interface Status {
   readonly message: string;
   /** The plugin that rejected, or "" for the framework itself. */
   readonly plugin: string;
+  /**
+   * What the Run waits for, when it is more telling than the per-pod counts (Run affinity:
+   * "waiting for a Run matching job=a on the same pod"); it leads the summary message.
+   */
+  readonly lead?: string;
 }
 
 /** Plugins return `undefined` for success, so the per-pod hot path allocates nothing. */
 export type Verdict = Status | undefined;
 
-export function rejected(plugin: string, code: Code, reason: WaitingReason, message: string): Status {
-  return { code, reason, message, plugin };
+export function rejected(
+  plugin: string,
+  code: Code,
+  reason: WaitingReason,
+  message: string,
+  lead?: string,
+): Status {
+  return lead === undefined ? { code, reason, message, plugin } : { code, reason, message, plugin, lead };
 }

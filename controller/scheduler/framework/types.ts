@@ -35,6 +35,8 @@ export interface PodView {
   readonly key: string;
   readonly name: string;
   readonly uid: string;
+  /** `<namespace>/<pod>@<uid>` (Run affinity's topology domain); derived from key and uid when absent. */
+  readonly domain?: string;
   readonly node: string;
   /** Capacity from the pod's `kruntimes.io/capacity` annotation. */
   readonly capacity: Readonly<Record<string, number>>;

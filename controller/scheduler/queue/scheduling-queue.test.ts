@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { Reason } from "@kruntimes/api";
+import { Reason, TopologyKeys } from "@kruntimes/api";
 import { ManualClock } from "../../util/clock.ts";
 import { ManualTimers } from "../../util/timers.ts";
+import { PlacementIndex } from "../cache/placement-index.ts";
 import { Code, rejected } from "../framework/status.ts";
 import type { QueuedRun } from "./queued-run.ts";
-import { SchedulingQueue, type WakeSource } from "./scheduling-queue.ts";
+import { PRIORITY_AGING_INTERVAL_MS, SchedulingQueue, type WakeSource } from "./scheduling-queue.ts";
 
 const FULL = rejected("resources-fit", Code.Unschedulable, Reason.InsufficientCapacity, "insufficient runs");
 
@@ -14,7 +15,13 @@ function setup() {
   const woke: [WakeSource, number][] = [];
   const q = new SchedulingQueue(clock, timers, { woke: (s, n) => woke.push([s, n]) });
   let seq = 0;
-  const qr = (name: string, runs = 1, runtime = "ns/rt", notBeforeMs = 0): QueuedRun => ({
+  const qr = (
+    name: string,
+    runs = 1,
+    runtime = "ns/rt",
+    notBeforeMs = 0,
+    o: Partial<QueuedRun> = {},
+  ): QueuedRun => ({
     key: `ns/${name}`,
     runtimeKey: runtime,
     namespace: "ns",
@@ -24,10 +31,13 @@ function setup() {
     amounts: [runs],
     shape: `runs=${runs}`,
     seq: seq++,
+    sinceMs: Number.NaN,
+    rank: 0,
     attempt: 0,
     notBeforeMs,
     errors: 0,
     state: "out",
+    ...o,
   });
   return { clock, timers, woke, q, qr };
 }
@@ -135,5 +145,176 @@ describe("SchedulingQueue", () => {
     q.add(qr("a"));
     await p;
     expect(q.sizes.active).toBe(1);
+  });
+});
+
+describe("SchedulingQueue priority", () => {
+  const at = (priority: number, sinceMs: number) => ({ priority, sinceMs });
+
+  test("higher priority pops first; FIFO within a priority", () => {
+    const { q, qr, clock } = setup();
+    const t = clock.now();
+    q.add(qr("low", 1, "ns/rt", 0, at(-5, t)));
+    q.add(qr("d1", 1, "ns/rt", 0, at(0, t)));
+    q.add(qr("high", 1, "ns/rt", 0, at(10, t)));
+    q.add(qr("d2", 1, "ns/rt", 0, at(0, t)));
+    expect(popAll(q)).toEqual(["ns/high", "ns/d1", "ns/d2", "ns/low"]);
+  });
+
+  test("FIFO by when a Run began waiting, then by arrival", () => {
+    const { q, qr, clock } = setup();
+    const t = clock.now();
+    q.add(qr("late", 1, "ns/rt", 0, at(0, t - 100)));
+    q.add(qr("early", 1, "ns/rt", 0, at(0, t - 200)));
+    q.add(qr("same", 1, "ns/rt", 0, at(0, t - 100)));
+    expect(popAll(q)).toEqual(["ns/early", "ns/late", "ns/same"]);
+  });
+
+  test("aging: +1 per interval waited, so a long-waiting low priority is not starved", () => {
+    const { q, qr, clock } = setup();
+    const t = clock.now();
+    // waited 5 intervals at priority 0: effective 5
+    q.add(qr("old", 1, "ns/rt", 0, at(0, t - 5 * PRIORITY_AGING_INTERVAL_MS)));
+    q.add(qr("p4", 1, "ns/rt", 0, at(4, t))); // effective 4
+    q.add(qr("p6", 1, "ns/rt", 0, at(6, t))); // effective 6
+    expect(popAll(q)).toEqual(["ns/p6", "ns/old", "ns/p4"]);
+  });
+
+  test("a creation time ahead of the queue's clock counts as now; unknown counts as now", () => {
+    const { q, qr, clock } = setup();
+    const t = clock.now();
+    q.add(qr("future", 1, "ns/rt", 0, at(0, t + 60_000)));
+    q.add(qr("unknown", 1, "ns/rt", 0, at(0, Number.NaN)));
+    q.add(qr("past", 1, "ns/rt", 0, at(0, t - 1)));
+    expect(popAll(q)).toEqual(["ns/past", "ns/future", "ns/unknown"]);
+  });
+
+  test("a freed slot goes to the parked Run of highest effective priority, across shapes", () => {
+    const { q, qr, clock } = setup();
+    const t = clock.now();
+    for (const r of [
+      qr("small-low", 1, "ns/rt", 0, at(0, t)),
+      qr("big-high", 2, "ns/rt", 0, at(50, t)),
+      qr("small-high", 1, "ns/rt", 0, at(20, t)),
+    ]) {
+      q.add(r);
+      q.park(q.pop() as QueuedRun, FULL);
+    }
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 1 }, "capacity_released")).toBe(1);
+    expect(popAll(q)).toEqual(["ns/small-high"]);
+    expect(q.wakeFitting("ns/rt", "ns/p2", { runs: 2 }, "capacity_released")).toBe(1);
+    expect(popAll(q)).toEqual(["ns/big-high"]);
+  });
+});
+
+describe("SchedulingQueue affinity waiters", () => {
+  const TOPOLOGY = TopologyKeys.runtimePod;
+  const requireJob = (job: string) => ({
+    runAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { labelSelector: { matchLabels: { job } }, topologyKey: TOPOLOGY },
+      ],
+    },
+  });
+  const WAITING = rejected(
+    "run-affinity",
+    Code.Unschedulable,
+    Reason.Unschedulable,
+    "without a Run matching job=a",
+  );
+  const yes = { accept: () => true, perRun: false };
+
+  function withPlacements() {
+    const s = setup();
+    const ix = new PlacementIndex();
+    s.q.usePlacements(ix);
+    const placeOn = (key: string, pod: string, labels: Record<string, string>) =>
+      ix.add({ key, namespace: "ns", podKey: `ns/${pod}`, domain: `ns/${pod}@u`, labels });
+    return { ...s, ix, placeOn };
+  }
+
+  test("a Run waiting for job=a is woken by a job=a placement, not by other releases", () => {
+    const { q, qr, placeOn } = withPlacements();
+    placeOn("ns/x", "p1", { job: "a" }); // a job=a Run exists (on a full pod), so no seeding
+    q.add(qr("w", 1, "ns/rt", 0, { affinity: requireJob("a"), labels: {} }));
+    q.park(q.pop() as QueuedRun, WAITING);
+    expect(q.waitsForPlacements("ns")).toBe(true);
+    // A release on a pod without job=a Runs does not wake it.
+    expect(q.wakeFitting("ns/rt", "ns/p2", { runs: 1 }, "capacity_released", { ...yes, labels: [{}] })).toBe(
+      0,
+    );
+    // Nor does a placement of an unrelated Run.
+    expect(q.wakeForPlacement("ns/rt", "ns/p2", { job: "b" }, { runs: 1 }, yes)).toBe(0);
+    // A job=a Run placed on a pod with room does.
+    expect(q.wakeForPlacement("ns/rt", "ns/p2", { job: "a" }, { runs: 1 }, yes)).toBe(1);
+    expect(popAll(q)).toEqual(["ns/w"]);
+  });
+
+  test("a release on a pod holding a job=a Run wakes it (found through the pod's labels)", () => {
+    const { q, qr, placeOn, woke } = withPlacements();
+    placeOn("ns/x", "p1", { job: "a" });
+    q.add(qr("w", 1, "ns/rt", 0, { affinity: requireJob("a"), labels: {} }));
+    q.park(q.pop() as QueuedRun, WAITING);
+    expect(
+      q.wakeFitting("ns/rt", "ns/p1", { runs: 1 }, "capacity_released", { ...yes, labels: [{ job: "a" }] }),
+    ).toBe(1);
+    expect(woke).toEqual([["capacity_released", 1]]);
+  });
+
+  test("placement wakes only what the pod has room for, and only Runs the pod accepts", () => {
+    const { q, qr, placeOn } = withPlacements();
+    placeOn("ns/x", "p1", { job: "a" });
+    for (const n of ["w1", "w2", "w3"]) {
+      q.add(qr(n, 1, "ns/rt", 0, { affinity: requireJob("a"), labels: {} }));
+      q.park(q.pop() as QueuedRun, WAITING);
+    }
+    expect(q.wakeForPlacement("ns/rt", "ns/p2", { job: "a" }, { runs: 2 }, yes)).toBe(2);
+    expect(
+      q.wakeForPlacement("ns/rt", "ns/p3", { job: "a" }, { runs: 5 }, { accept: () => false, perRun: false }),
+    ).toBe(0);
+    expect(q.sizes.parked).toBe(1);
+  });
+
+  test("a self-matching cohort with no Run placed yet may seed anywhere: any release wakes it", () => {
+    const { q, qr } = withPlacements();
+    q.add(qr("seed", 1, "ns/rt", 0, { affinity: requireJob("a"), labels: { job: "a" } }));
+    q.park(q.pop() as QueuedRun, FULL);
+    expect(q.waitsForPlacements("ns")).toBe(false);
+    expect(q.wakeFitting("ns/rt", "ns/p9", { runs: 1 }, "capacity_released", { ...yes, labels: [] })).toBe(1);
+  });
+
+  test("once its cohort is placed the group waits for it; when the cohort is gone it may seed again", () => {
+    const { q, qr, placeOn, ix } = withPlacements();
+    q.add(qr("m", 1, "ns/rt", 0, { affinity: requireJob("a"), labels: { job: "a" } }));
+    q.park(q.pop() as QueuedRun, FULL);
+    placeOn("ns/x", "p1", { job: "a" });
+    // A release elsewhere finds it open, sees the cohort placed, and from then on it is bound.
+    expect(
+      q.wakeFitting("ns/rt", "ns/p2", { runs: 1 }, "capacity_released", {
+        accept: () => false,
+        perRun: false,
+        labels: [],
+      }),
+    ).toBe(0);
+    expect(q.waitsForPlacements("ns")).toBe(true);
+    ix.remove("ns/x", "ns");
+    q.placementRemoved("ns", { job: "a" });
+    expect(q.waitsForPlacements("ns")).toBe(false);
+    expect(q.wakeFitting("ns/rt", "ns/p2", { runs: 1 }, "capacity_released", { ...yes, labels: [] })).toBe(1);
+  });
+
+  test("perRun: a pod whose Runs refuse some labels is asked per Run", () => {
+    const { q, qr } = setup();
+    for (const [n, tier] of [
+      ["db", "db"],
+      ["web", "web"],
+    ] as const) {
+      q.add(qr(n, 1, "ns/rt", 0, { labels: { tier } }));
+      q.park(q.pop() as QueuedRun, FULL);
+    }
+    const wake = { accept: (r: QueuedRun) => r.labels.tier !== "db", perRun: true, labels: [] };
+    expect(q.wakeFitting("ns/rt", "ns/p", { runs: 1 }, "capacity_released", wake)).toBe(1);
+    expect(popAll(q)).toEqual(["ns/web"]);
+    expect(q.sizes.parked).toBe(1);
   });
 });
