@@ -49,6 +49,28 @@ describe("PendingStatusReconciler", () => {
     expect(writer.patches).toEqual([]);
   });
 
+  test("WorkspaceUnavailable is written again when its message changes (Released → not found)", async () => {
+    const status = {
+      phase: "Pending" as const,
+      waitingReason: Reason.WorkspaceUnavailable,
+      message: 'PersistentWorkspace "d" is Released: it takes no new Runs (spec.released)',
+    };
+    const same = setup(aRun({ name: "w", status }), {
+      reason: Reason.WorkspaceUnavailable,
+      message: status.message,
+      sinceMs: 0,
+    });
+    await same.r.reconcile("ns/w");
+    expect(same.writer.patches).toEqual([]);
+    const moved = setup(aRun({ name: "w", status }), {
+      reason: Reason.WorkspaceUnavailable,
+      message: 'PersistentWorkspace "d" not found',
+      sinceMs: 0,
+    });
+    await moved.r.reconcile("ns/w");
+    expect(moved.writer.lastStatus()?.message).toBe('PersistentWorkspace "d" not found');
+  });
+
   test("Runs that are not parked, or not Pending, are left alone", async () => {
     const { r, writer } = setup(aRun({ name: "x" }));
     await r.reconcile("ns/x");

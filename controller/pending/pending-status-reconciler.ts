@@ -1,10 +1,10 @@
 /**
  * Reconciles what the controller shows on a Pending Run: it ends Runs that must not be
  * scheduled (cancelled, mode not served) and writes the waiting reason of a parked Run — only
- * when the reason changes, and only once the Run has waited `delayMs`, so a Run that finds a
- * slot within that time costs no extra write.
+ * when the reason changes (for WorkspaceUnavailable: or its message), and only once the Run has
+ * waited `delayMs`, so a Run that finds a slot within that time costs no extra write.
  */
-import type { Run, WaitingReason } from "@kruntimes/api";
+import { Reason, type Run, type WaitingReason } from "@kruntimes/api";
 import type { Reconciler } from "../reconcile/controller.ts";
 import { Result } from "../reconcile/result.ts";
 import { isPending } from "../scheduler/run-request.ts";
@@ -62,8 +62,14 @@ export class PendingStatusReconciler implements Reconciler {
     if (!waiting) return Result.done();
     const due = waiting.sinceMs + this.d.delayMs;
     if (now < due) return Result.requeueAfter(due - now);
-    if (run.status?.waitingReason === waiting.reason) return Result.done();
     const message = waitingMessage(run, waiting.reason, waiting.message);
+    // Written when the reason changes; for a workspace also when what it waits for does
+    // (not found → Released → Lost are one reason, and the message is what tells them apart).
+    if (
+      run.status?.waitingReason === waiting.reason &&
+      (waiting.reason !== Reason.WorkspaceUnavailable || run.status.message === message)
+    )
+      return Result.done();
     return this.write(key, run, waitingStatus(run, waiting.reason, message, now));
   }
 
