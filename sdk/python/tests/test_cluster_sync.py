@@ -3,6 +3,7 @@ KRUNTIMES_TEST_KUBECONFIG; see conftest.py)."""
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -252,6 +253,14 @@ def test_port_forward_through_kubectl(env: Any, admin: Any, py_fn: str, tmp_path
     finally:
         c.close()
     assert proc.poll() is not None  # the client stopped kubectl
+    # A client dropped without close() stops its kubectl too.
+    dropped = Client.from_kubeconfig(env.kubeconfig, gateway_namespace=env.gateway_namespace, via="port-forward",
+                                     kubectl=shim)
+    dropped.gateway()
+    orphan = dropped._gw.target.close.__self__.proc  # type: ignore[union-attr]
+    del dropped
+    gc.collect()
+    orphan.wait(10)
 
 
 def test_gateway_url_and_direct(env: Any, admin: Any, py_fn: str, tmp_path: Any) -> None:

@@ -27,10 +27,12 @@ import os
 import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
@@ -342,6 +344,13 @@ def _forward_failed(namespace: str, pod: str, why: str) -> GatewayUnreachable:
     )
 
 
+def _kill_quietly(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        pass
+
+
 class PortForward:
     """``kubectl port-forward`` to one gateway pod on a free local port, read from kubectl's
     ``Forwarding from 127.0.0.1:<port> -> <port>`` line; ``close()`` stops kubectl."""
@@ -349,6 +358,8 @@ class PortForward:
     def __init__(self, proc: subprocess.Popen[bytes], local_port: int) -> None:
         self.proc = proc
         self.local_port = local_port
+        # A client dropped without close() (or the interpreter exiting) still stops kubectl.
+        self._finalizer = weakref.finalize(self, _kill_quietly, proc.pid)
 
     @classmethod
     def open(cls, kubectl: str, kube: Kube, namespace: str, pod: str, port: int,
@@ -393,6 +404,7 @@ class PortForward:
         raise _forward_failed(namespace, pod, b"".join(errors).decode("utf-8", "replace").strip())
 
     def close(self) -> None:
+        self._finalizer.detach()
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -496,6 +508,7 @@ class AsyncPortForward:
         self.proc = proc
         self.local_port = local_port
         self._pumps = pumps
+        self._finalizer = weakref.finalize(self, _kill_quietly, proc.pid)
 
     @classmethod
     async def open(cls, kubectl: str, kube: AsyncKube, namespace: str, pod: str, port: int,
@@ -546,6 +559,7 @@ class AsyncPortForward:
         raise _forward_failed(namespace, pod, errors.decode("utf-8", "replace").strip())
 
     async def close(self) -> None:
+        self._finalizer.detach()
         for t in self._pumps:
             t.cancel()
         if self.proc.returncode is None:
