@@ -78,6 +78,26 @@ describe("parseOptions", () => {
   for (const [name, argv] of bad)
     test(`rejects ${name}`, () => expect(() => parseOptions(argv, {})).toThrow(OptionsError));
 
+  test("webhook: off by default; on with a port, its certificate and the controller's own user", () => {
+    expect(parseOptions([], {}).webhook).toBeUndefined();
+    const flags = ["--webhook-port=9443", "--webhook-cert-file=/c/tls.crt", "--webhook-key-file=/c/tls.key"];
+    expect(
+      parseOptions(flags, { POD_NAMESPACE: "krt", SERVICE_ACCOUNT_NAME: "krt-controller" }).webhook,
+    ).toEqual({
+      host: "0.0.0.0",
+      port: 9443,
+      certFile: "/c/tls.crt",
+      keyFile: "/c/tls.key",
+      controllerUser: "system:serviceaccount:krt:krt-controller",
+    });
+    expect(
+      parseOptions([...flags, "--webhook-controller-user=system:serviceaccount:a:b"], {}).webhook
+        ?.controllerUser,
+    ).toBe("system:serviceaccount:a:b");
+    expect(() => parseOptions(flags, {})).toThrow("--webhook-controller-user");
+    expect(() => parseOptions(["--webhook-port=9443"], {})).toThrow("--webhook-cert-file");
+  });
+
   test("help lists every flag with its env name", () => {
     expect(helpText()).toContain("--heartbeat-stale-after");
     expect(helpText()).toContain("KRT_HEARTBEAT_STALE_AFTER");

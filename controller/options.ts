@@ -140,6 +140,21 @@ export const FLAGS = {
     default: "app.kubernetes.io/name=kruntimes-gateway",
     help: "labels (k=v,k=v) selecting the gateway pods the NetworkPolicy admits to the dataplane port",
   },
+  "webhook-port": {
+    kind: "int",
+    default: "0",
+    help: "HTTPS port of the PersistentWorkspace admission webhook (POST /validate); 0 = not served",
+  },
+  "webhook-host": { kind: "string", default: "0.0.0.0", help: "address the admission webhook listens on" },
+  "webhook-cert-file": {
+    kind: "string",
+    help: "PEM certificate of the admission webhook (re-read when it changes)",
+  },
+  "webhook-key-file": { kind: "string", help: "PEM private key of the admission webhook" },
+  "webhook-controller-user": {
+    kind: "string",
+    help: "the controller's own username (system:serviceaccount:<ns>:<name>): the webhook lets it use only the workspaces it manages (default: from $POD_NAMESPACE and $SERVICE_ACCOUNT_NAME)",
+  },
 } satisfies Record<string, Flag>;
 
 export type FlagName = keyof typeof FLAGS;
@@ -179,6 +194,8 @@ export interface ControllerOptions {
   dataplaneNetworkPolicy: boolean;
   gatewayNamespace?: string;
   gatewayPodLabels: Record<string, string>;
+  /** The PersistentWorkspace admission webhook; absent when not served. */
+  webhook?: { host: string; port: number; certFile: string; keyFile: string; controllerUser: string };
 }
 
 export class OptionsError extends Error {
@@ -284,6 +301,24 @@ export function parseOptions(
     gatewayNamespace: get("gateway-namespace"),
     gatewayPodLabels: labelMap("gateway-pod-labels", get<string[]>("gateway-pod-labels") ?? []),
   };
+  const webhookPort = get("webhook-port") as number;
+  if (webhookPort > 0) {
+    const certFile = get<string>("webhook-cert-file");
+    const keyFile = get<string>("webhook-key-file");
+    const sa = env.SERVICE_ACCOUNT_NAME;
+    const controllerUser =
+      get<string>("webhook-controller-user") ??
+      (env.POD_NAMESPACE && sa ? `system:serviceaccount:${env.POD_NAMESPACE}:${sa}` : undefined);
+    if (webhookPort > 65535)
+      throw new OptionsError("--webhook-port must be a port (1-65535), or 0 to turn it off");
+    if (!certFile || !keyFile)
+      throw new OptionsError("--webhook-port needs --webhook-cert-file and --webhook-key-file (HTTPS only)");
+    if (!controllerUser)
+      throw new OptionsError(
+        "--webhook-port needs --webhook-controller-user (or $POD_NAMESPACE and $SERVICE_ACCOUNT_NAME): the webhook must know the controller's own identity",
+      );
+    o.webhook = { host: get("webhook-host") as string, port: webhookPort, certFile, keyFile, controllerUser };
+  }
   if (o.dataplanePort < 1 || o.dataplanePort > 65535 || o.dataplanePort === o.runtimedPort) {
     throw new OptionsError("--dataplane-port must be a port (1-65535) other than --runtimed-port");
   }

@@ -25,6 +25,8 @@ import type { SchedulerLoop } from "../scheduler/scheduler-loop.ts";
 import { ApiRunStatusWriter } from "../status/run-status-writer.ts";
 import { systemClock } from "../util/clock.ts";
 import { RealTimers } from "../util/timers.ts";
+import { clusterAdmissionDeps } from "../webhook/admission.ts";
+import { serveWebhook, type WebhookServer } from "../webhook/webhook-server.ts";
 import { WorkspaceIndex } from "../workspace/workspace-index.ts";
 import { WorkspaceReconciler } from "../workspace/workspace-reconciler.ts";
 import { type WorkspaceWiring, wireWorkspaces, workspaceCacheHooks } from "../workspace/workspace-wiring.ts";
@@ -41,6 +43,7 @@ export class Manager {
   private readonly loop: SchedulerLoop;
   private elector: LeaderElector | undefined;
   private server: { port: number; stop(): void } | undefined;
+  private webhook: WebhookServer | undefined;
   private leading = false;
 
   constructor(
@@ -217,6 +220,13 @@ export class Manager {
         pods: this.scheduler.cache.podCount,
       }),
     });
+    // The admission webhook needs no cache and no leadership: every replica serves it at once.
+    if (this.o.webhook)
+      this.webhook = await serveWebhook(
+        this.o.webhook,
+        clusterAdmissionDeps(this.client, this.o.webhook.controllerUser),
+        this.log.child({ component: "webhook" }),
+      );
     for (const i of allInformers(this.informers)) i.start();
     await Promise.all(allInformers(this.informers).map((i) => i.waitForSync()));
     this.log.info({ metricsPort: this.server.port }, "caches synced");
@@ -253,5 +263,6 @@ export class Manager {
     for (const i of allInformers(this.informers)) i.stop();
     this.timers.clearAll();
     this.server?.stop();
+    await this.webhook?.close();
   }
 }
