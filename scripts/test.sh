@@ -14,7 +14,8 @@ node_modules/.bin/biome check .
 node_modules/.bin/tsc -p tsconfig.json --noEmit
 
 step "generated code is fresh"
-for check in scripts/check-generated.sh scripts/check-crds.sh scripts/check-cli-docs.sh; do
+for check in scripts/check-generated.sh scripts/check-crds.sh scripts/check-cli-docs.sh \
+  scripts/check-python-docs.sh; do
   if [[ -f $check ]]; then bash "$check"; fi
 done
 
