@@ -10,6 +10,8 @@ for pkg_cmd in curl:curl openssl:openssl util-linux:setpriv util-linux:nsenter u
   command -v "${pkg_cmd#*:}" >/dev/null || need_apt+=("${pkg_cmd%%:*}")
 done
 if [[ -n "${KRT_NEED_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null; then need_apt+=(chromium); fi
+# Python venvs (code generation, the Python SDK's tests) need ensurepip, which Debian ships apart.
+if ! python3 -c 'import ensurepip' 2>/dev/null; then need_apt+=(python3-venv); fi
 if ((${#need_apt[@]})); then
   echo "installing Debian packages: ${need_apt[*]}"
   export DEBIAN_FRONTEND=noninteractive
