@@ -44,6 +44,10 @@ interface Rule {
   resourceNames?: string[];
 }
 
+/** Kinds the chart renders without a namespace. */
+const CLUSTER_KINDS = new Set(["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]);
+const clusterScoped = (o: { kind: string }) => o.kind.startsWith("Cluster") || CLUSTER_KINDS.has(o.kind);
+
 /** True when `rules` grant verb on group/resource (exact match: the chart uses no wildcards). */
 function grants(rules: Rule[], group: string, resource: string, verb: string): boolean {
   return rules.some(
@@ -63,6 +67,7 @@ suite("chart (helm template)", () => {
     expect(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       "ClusterRole/team-a-kr-kruntimes-controller",
       "ClusterRole/team-a-kr-kruntimes-gateway",
+      "ClusterRole/team-a-kr-kruntimes-run-priority",
       "ClusterRoleBinding/team-a-kr-kruntimes-controller",
       "ClusterRoleBinding/team-a-kr-kruntimes-gateway",
       "ConfigMap/kr-kruntimes-gateway-ca",
@@ -78,9 +83,11 @@ suite("chart (helm template)", () => {
       "Service/kr-kruntimes-gateway",
       "ServiceAccount/kr-kruntimes-controller",
       "ServiceAccount/kr-kruntimes-gateway",
+      "ValidatingAdmissionPolicy/team-a-kr-kruntimes-run-priority",
+      "ValidatingAdmissionPolicyBinding/team-a-kr-kruntimes-run-priority",
     ]);
     for (const o of objs) {
-      if (!o.kind.startsWith("Cluster")) expect(o.metadata.namespace).toBe("team-a");
+      if (!clusterScoped(o)) expect(o.metadata.namespace).toBe("team-a");
       expect(o.metadata.labels?.["app.kubernetes.io/instance"]).toBe("kr");
     }
   });
@@ -196,12 +203,12 @@ suite("chart (helm template)", () => {
   test("cluster-scoped names carry the release namespace and name: two releases never collide", async () => {
     const names = async (release: string, namespace: string) =>
       (await render({}, { release, namespace }))
-        .filter((o) => o.kind.startsWith("Cluster"))
+        .filter(clusterScoped)
         .map((o) => `${o.kind}/${o.metadata.name}`);
     const a = await names("kruntimes", "team-a");
     const b = await names("kruntimes", "team-b");
     const c = await names("other", "team-a");
-    expect(a).toHaveLength(4);
+    expect(a).toHaveLength(7);
     for (const n of a) {
       expect(b).not.toContain(n);
       expect(c).not.toContain(n);
@@ -217,11 +224,12 @@ suite("chart (helm template)", () => {
   });
 
   test("scope=Namespace without the gateway: a Role and RoleBinding, no cluster-scoped objects, --namespace", async () => {
+    // The run-priority admission policy is cluster-scoped by nature (test/e2e/chart-priority-policy.test.ts).
     const objs = await render(
-      { "controller.scope": "Namespace", "gateway.enabled": "false" },
+      { "controller.scope": "Namespace", "gateway.enabled": "false", "runPriority.admissionPolicy": "false" },
       { namespace: "solo" },
     );
-    expect(objs.filter((o) => o.kind.startsWith("Cluster"))).toEqual([]);
+    expect(objs.filter(clusterScoped)).toEqual([]);
     const role = find(objs, "Role");
     const binding = find(objs, "RoleBinding");
     expect(role.metadata.namespace).toBe("solo");
