@@ -19,11 +19,15 @@ import (
 )
 
 // DefaultGatewayNamespace is where the gateway Service is looked for unless
-// [WithGatewayNamespace] says otherwise: the namespace the chart's docs install into.
+// [WithGatewayNamespace] or $KRT_GATEWAY_NAMESPACE say otherwise: the namespace the chart's docs
+// install into.
 const DefaultGatewayNamespace = "kruntimes"
 
-// inClusterNamespaceFile holds the pod's namespace in a pod with a mounted ServiceAccount.
-const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+// The mounted ServiceAccount's namespace and token in a pod.
+const (
+	inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+	inClusterTokenFile     = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+)
 
 // Via says how a client reaches a discovered gateway.
 type Via string
@@ -66,14 +70,14 @@ type options struct {
 // name keeps the default.
 func WithNamespace(ns string) Option { return func(o *options) { o.namespace = ns } }
 
-// WithGatewayNamespace sets the namespace of the gateway Service (default "kruntimes"). An empty
-// name keeps the default.
+// WithGatewayNamespace sets the namespace of the gateway Service. Empty (the default): the
+// environment variable KRT_GATEWAY_NAMESPACE, else "kruntimes" — as krt and the Python SDK.
 func WithGatewayNamespace(ns string) Option { return func(o *options) { o.gatewayNamespace = ns } }
 
 // WithGatewayURL uses the gateway at url (an Ingress, a LoadBalancer, your own port-forward)
 // instead of discovering it. Its host name is verified against the system's roots plus the
-// chart's CA when it can be read (or the CA given with [WithCA]/[WithCAFile]). An empty url keeps
-// discovery.
+// chart's CA when it can be read (or the CA given with [WithCA]/[WithCAFile]). Empty (the
+// default): the environment variable KRT_GATEWAY, else discovery.
 func WithGatewayURL(url string) Option { return func(o *options) { o.gatewayURL = url } }
 
 // WithGatewayVia says how to reach a discovered gateway (default [ViaAuto]).
@@ -96,7 +100,8 @@ func WithToken(token string) Option { return func(o *options) { o.token = token 
 // projected ServiceAccount token).
 func WithTokenFile(path string) Option { return func(o *options) { o.tokenFile = path } }
 
-// WithKubectl names the kubectl binary that opens port-forwards (default "kubectl").
+// WithKubectl names the kubectl binary that opens port-forwards (default: the environment
+// variable KRT_KUBECTL, else "kubectl" on PATH).
 func WithKubectl(path string) Option { return func(o *options) { o.kubectl = path } }
 
 // WithKubeContext selects a kubeconfig context other than the current one
@@ -132,6 +137,16 @@ type shared struct {
 	gw         *gatewayConn
 	disc       *discovered
 	closed     bool
+}
+
+// InCluster reports whether the program runs in a pod that can use [NewInCluster]: the
+// Kubernetes service environment variables are set and a ServiceAccount token is mounted.
+func InCluster() bool {
+	if os.Getenv("KUBERNETES_SERVICE_HOST") == "" || os.Getenv("KUBERNETES_SERVICE_PORT") == "" {
+		return false
+	}
+	_, err := os.Stat(inClusterTokenFile)
+	return err == nil
 }
 
 // NewInCluster returns a client for code running in a pod: the pod's ServiceAccount token (for
@@ -203,19 +218,18 @@ func NewFromRESTConfig(ctx context.Context, cfg *rest.Config, opts ...Option) (*
 	return newClient(ctx, rest.CopyConfig(cfg), o, false, "")
 }
 
+// applyOptions applies opts over the defaults; the gateway settings not given come from the
+// environment variables krt reads (KRT_GATEWAY, KRT_GATEWAY_NAMESPACE, KRT_KUBECTL).
 func applyOptions(opts []Option) options {
-	o := options{via: ViaAuto, kubectl: "kubectl", dialTimeout: 1500 * time.Millisecond}
+	o := options{via: ViaAuto, dialTimeout: 1500 * time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.gatewayNamespace == "" {
-		o.gatewayNamespace = DefaultGatewayNamespace
-	}
+	o.gatewayURL = firstNonEmpty(o.gatewayURL, os.Getenv("KRT_GATEWAY"))
+	o.gatewayNamespace = firstNonEmpty(o.gatewayNamespace, os.Getenv("KRT_GATEWAY_NAMESPACE"), DefaultGatewayNamespace)
+	o.kubectl = firstNonEmpty(o.kubectl, os.Getenv("KRT_KUBECTL"), "kubectl")
 	if o.via == "" {
 		o.via = ViaAuto
-	}
-	if o.kubectl == "" {
-		o.kubectl = "kubectl"
 	}
 	if o.dialTimeout <= 0 {
 		o.dialTimeout = 1500 * time.Millisecond
@@ -333,3 +347,12 @@ func authTransport(base http.RoundTripper, ts tokenSource, ua string) http.Round
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

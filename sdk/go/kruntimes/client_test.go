@@ -15,6 +15,9 @@ func TestNewInClusterOutsideACluster(t *testing.T) {
 	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
 		t.Skip("running in a pod")
 	}
+	if InCluster() {
+		t.Fatal("InCluster outside a pod")
+	}
 	_, err := NewInCluster(context.Background())
 	e := asError(t, err)
 	if e.Code != CodeInvalidArgument || !strings.Contains(e.Hint, "NewFromKubeconfig") {
@@ -34,9 +37,24 @@ func TestNewFromKubeconfigMissingFile(t *testing.T) {
 }
 
 func TestOptionsDefaults(t *testing.T) {
+	for _, k := range []string{"KRT_GATEWAY", "KRT_GATEWAY_NAMESPACE", "KRT_KUBECTL"} {
+		t.Setenv(k, "")
+	}
 	o := applyOptions([]Option{WithGatewayNamespace(""), WithNamespace(""), WithKubectl(""), WithDialTimeout(0), WithGatewayVia("")})
 	if o.gatewayNamespace != DefaultGatewayNamespace || o.via != ViaAuto || o.kubectl != "kubectl" || o.dialTimeout != 1500*time.Millisecond || o.namespace != "" {
 		t.Fatalf("defaults: %+v", o)
+	}
+	// As krt: the gateway settings not given come from the environment; options win.
+	t.Setenv("KRT_GATEWAY", "https://gw.example")
+	t.Setenv("KRT_GATEWAY_NAMESPACE", "team-gw")
+	t.Setenv("KRT_KUBECTL", "/opt/kubectl")
+	o = applyOptions(nil)
+	if o.gatewayURL != "https://gw.example" || o.gatewayNamespace != "team-gw" || o.kubectl != "/opt/kubectl" {
+		t.Fatalf("from the environment: %+v", o)
+	}
+	o = applyOptions([]Option{WithGatewayNamespace("mine"), WithKubectl("k")})
+	if o.gatewayNamespace != "mine" || o.kubectl != "k" {
+		t.Fatalf("options over the environment: %+v", o)
 	}
 }
 

@@ -28,8 +28,8 @@
 // Connect over HTTP/2 and TLS, sending a Kubernetes bearer token:
 //
 //   - [NewFromKubeconfig]: outside the cluster, with a kubeconfig's credentials. The gateway
-//     Service is found by its label in the gateway namespace ([WithGatewayNamespace], default
-//     "kruntimes"), its certificate verified with the CA the chart publishes, and reached at a
+//     Service is found by its label in the gateway namespace ([WithGatewayNamespace], else
+//     $KRT_GATEWAY_NAMESPACE, else "kruntimes"), its certificate verified with the CA the chart publishes, and reached at a
 //     gateway pod's IP when one answers, else through a `kubectl port-forward` that the client
 //     opens and [Client.Close] ends — or at [WithGatewayURL].
 //   - [NewInCluster]: in a pod, with its ServiceAccount token, at https://<service>.<namespace>.svc.
