@@ -35,7 +35,10 @@ export interface PlacementListener {
 
 /** The read side plugins and the queue use. */
 export interface PlacementView {
-  /** Pod incarnation → how many placed Runs of `namespace` (other than `exclude`) match. */
+  /**
+   * Pod incarnation → how many placed Runs of `namespace` (other than `exclude`) match; only pods
+   * with at least one are present.
+   */
   countsOn(namespace: string, sel: Selector, exclude: string): ReadonlyMap<string, number>;
   /** Placed Runs of `namespace` (other than `exclude`) on `domain` that match. */
   countOn(namespace: string, domain: string, sel: Selector, exclude: string): number;
@@ -215,9 +218,11 @@ export class PlacementIndex implements PlacementView {
       out.add(r.run.domain);
     };
     for (const r of ns.refusalsAny) check(r);
-    for (const [k, v] of Object.entries(labels)) {
-      for (const r of ns.refusalsByPosting.get(labelPosting(k, v)) ?? []) check(r);
-      for (const r of ns.refusalsByPosting.get(k) ?? []) check(r);
+    for (const k in labels) {
+      const byValue = ns.refusalsByPosting.get(labelPosting(k, labels[k] as string));
+      if (byValue) for (const r of byValue) check(r);
+      const byKey = ns.refusalsByPosting.get(k);
+      if (byKey) for (const r of byKey) check(r);
     }
     return out;
   }

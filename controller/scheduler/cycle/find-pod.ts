@@ -1,10 +1,13 @@
 /**
- * The scheduling cycle for one Run against its Runtime's pods: PreFilter, Filter every pod,
- * Score the feasible ones, pick the best (ties go to the smallest pod name, so the choice is
- * deterministic). Synchronous and allocation-light: it runs ten thousand times a second.
+ * The scheduling cycle for one Run against its Runtime's pods: PreFilter, Filter every pod
+ * (pods a PreFilter ruled out are counted, not filtered), Score the feasible ones — a plugin
+ * with NormalizeScore sees all their raw scores — and pick the best (ties go to the smallest pod
+ * name, so the choice is deterministic). Synchronous and allocation-light: it runs ten thousand
+ * times a second.
  */
 import { Reason } from "@kruntimes/api";
-import type { CycleState } from "../framework/cycle-state.ts";
+import { domainOf } from "../cache/placement-index.ts";
+import type { CycleState, Narrowing } from "../framework/cycle-state.ts";
 import type { Framework } from "../framework/registry.ts";
 import { Code, rejected, type Status } from "../framework/status.ts";
 import type { PodView, RunRequest, RuntimeView } from "../framework/types.ts";
@@ -59,7 +62,24 @@ export function findPod<P extends PodView>(
   const kept: P[] | undefined = normalizing ? [] : undefined;
   const base: number[] | undefined = normalizing ? [] : undefined;
   const raw: number[][] | undefined = normalizing ? scorers.map(() => []) : undefined;
+  const narrowings = state.narrowings;
+  // Pods a PreFilter ruled out, per narrowing: counted here, added to the rejections once.
+  const ruledOut: number[] | undefined = narrowings.length > 0 ? narrowings.map(() => 0) : undefined;
   for (const pod of pods) {
+    if (ruledOut) {
+      const domain = pod.domain ?? domainOf(pod.key, pod.uid);
+      let out = -1;
+      for (let i = 0; i < narrowings.length; i++) {
+        if (!(narrowings[i] as Narrowing).domains.has(domain)) {
+          out = i;
+          break;
+        }
+      }
+      if (out >= 0) {
+        ruledOut[out] = (ruledOut[out] as number) + 1;
+        continue;
+      }
+    }
     let rejectedBy: Status | undefined;
     for (const f of fw.filter) {
       rejectedBy = f.filter(state, run, pod, nowMs);
@@ -106,6 +126,15 @@ export function findPod<P extends PodView>(
     }
   }
   if (best) return { pod: best, score: bestScore, feasible };
+  if (ruledOut) {
+    for (let i = 0; i < narrowings.length; i++) {
+      const n = ruledOut[i] as number;
+      if (n === 0) continue;
+      const s = (narrowings[i] as Narrowing).status;
+      rejections ??= new Map();
+      rejections.set(s, (rejections.get(s) ?? 0) + n);
+    }
+  }
   const all = rejections ?? EMPTY;
   return { status: summarize(all, pods.length), rejections: all };
 }

@@ -32,7 +32,9 @@ export const NAME = "run-affinity";
 interface Prepared {
   readonly affinity: CompiledAffinity | undefined;
   readonly required: (ReadonlyMap<string, number> | undefined)[];
+  readonly requiredStatus: Status[];
   readonly anti: ReadonlyMap<string, number>[];
+  readonly antiStatus: Status[];
   readonly refusing: ReadonlySet<string> | undefined;
   readonly preferred: ReadonlyMap<string, number>[];
   readonly preferredWeights: number[];
@@ -112,17 +114,34 @@ export class RunAffinity implements PreFilterPlugin, FilterPlugin, ScorePlugin {
       : undefined;
     if (!affinity && !refusing) return undefined;
     const required: (ReadonlyMap<string, number> | undefined)[] = [];
+    const requiredStatus: Status[] = [];
     const anti: ReadonlyMap<string, number>[] = [];
+    const antiStatus: Status[] = [];
     const preferred: ReadonlyMap<string, number>[] = [];
     const preferredWeights: number[] = [];
     if (affinity) {
+      // The term met on fewest pods limits the cycle to those pods.
+      let narrowest: ReadonlyMap<string, number> | undefined;
+      let narrowestStatus: Status | undefined;
       for (const t of affinity.requiredAffinity) {
         const counts = view.countsOn(run.namespace, t.selector, run.key);
-        if (counts.size > 0) required.push(counts);
-        else if (matches(t.selector, run.labels)) required.push(undefined);
-        else return noneYet(t);
+        if (counts.size > 0) {
+          required.push(counts);
+          requiredStatus.push(missing(t));
+          if (!narrowest || counts.size < narrowest.size) {
+            narrowest = counts;
+            narrowestStatus = missing(t);
+          }
+        } else if (matches(t.selector, run.labels)) {
+          required.push(undefined);
+          requiredStatus.push(missing(t));
+        } else return noneYet(t);
       }
-      for (const t of affinity.requiredAnti) anti.push(view.countsOn(run.namespace, t.selector, run.key));
+      if (narrowest && narrowestStatus) state.narrow(narrowest, narrowestStatus);
+      for (const t of affinity.requiredAnti) {
+        anti.push(view.countsOn(run.namespace, t.selector, run.key));
+        antiStatus.push(present(t));
+      }
       for (const t of affinity.preferredAffinity) {
         preferred.push(view.countsOn(run.namespace, t.selector, run.key));
         preferredWeights.push(t.weight);
@@ -132,7 +151,16 @@ export class RunAffinity implements PreFilterPlugin, FilterPlugin, ScorePlugin {
         preferredWeights.push(-t.weight);
       }
     }
-    this.prepared = { affinity, required, anti, refusing, preferred, preferredWeights };
+    this.prepared = {
+      affinity,
+      required,
+      requiredStatus,
+      anti,
+      antiStatus,
+      refusing,
+      preferred,
+      preferredWeights,
+    };
     return undefined;
   }
 
@@ -145,17 +173,14 @@ export class RunAffinity implements PreFilterPlugin, FilterPlugin, ScorePlugin {
     const p = this.prepared;
     if (!p) return undefined;
     const domain = pod.domain ?? domainOf(pod.key, pod.uid);
-    if (p.refusing?.has(domain)) return REFUSED;
-    const a = p.affinity;
-    if (!a) return undefined;
+    // Its own terms first: they name what the Run itself asked for.
     for (let i = 0; i < p.anti.length; i++) {
-      if (((p.anti[i] as ReadonlyMap<string, number>).get(domain) ?? 0) > 0) {
-        return present(a.requiredAnti[i] as CompiledTerm);
-      }
+      if ((p.anti[i] as ReadonlyMap<string, number>).has(domain)) return p.antiStatus[i];
     }
+    if (p.refusing?.has(domain)) return REFUSED;
     for (let i = 0; i < p.required.length; i++) {
       const counts = p.required[i];
-      if (counts && (counts.get(domain) ?? 0) === 0) return missing(a.requiredAffinity[i] as CompiledTerm);
+      if (counts && !counts.has(domain)) return p.requiredStatus[i];
     }
     return undefined;
   }
