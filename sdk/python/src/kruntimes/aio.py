@@ -691,8 +691,9 @@ class AsyncSessions:
         wait: bool = True,
         wait_timeout: float | None = 120,
     ) -> AsyncSession:
-        """Creates a session Run and returns its :class:`AsyncSession`, by default once Ready.
-        ``async with await client.sessions.create(...) as s:`` drains it on exit."""
+        """Creates a session Run and returns its :class:`AsyncSession`, by default once Ready
+        (a session not Ready within ``wait_timeout`` is cancelled and :class:`WaitTimeout`
+        raised). ``async with await client.sessions.create(...) as s:`` drains it on exit."""
         run = await self._c.runs.create_session(
             runtime, idle_timeout=idle_timeout, default_operation_timeout=default_operation_timeout,
             max_operation_timeout=max_operation_timeout, max_queued_operations=max_queued_operations, env=env,

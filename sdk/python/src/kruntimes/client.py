@@ -957,8 +957,9 @@ class Sessions:
 
         Raises:
             RunEnded: the session ended before it was Ready.
-            WaitTimeout: it was not Ready in time (it stays; the Session is in ``e.run``… close it
-                with ``client.runs.cancel(name)``).
+            WaitTimeout: it was not Ready in time (e.g. no free pod: a session holds a whole,
+                empty pod). The session is cancelled then, so it does not take a pod later
+                nobody drives; ``e.run.waiting_reason`` says why it waited.
         """
         run = self._c.runs.create_session(
             runtime, idle_timeout=idle_timeout, default_operation_timeout=default_operation_timeout,
