@@ -78,6 +78,13 @@ app.kubernetes.io/component: controller
 {{- if and (not $le.enabled) (gt (int .Values.controller.replicas) 1) -}}
 {{- fail (printf "controller.replicas=%d needs controller.leaderElection.enabled=true: without it every replica would act at once" (int .Values.controller.replicas)) -}}
 {{- end -}}
+{{- $w := .Values.webhook -}}
+{{- if and $w.enabled $w.tls.certManager.enabled (not $w.tls.certManager.issuerRef.name) -}}
+{{- fail "webhook.tls.certManager.enabled needs webhook.tls.certManager.issuerRef.name (an Issuer or ClusterIssuer)" -}}
+{{- end -}}
+{{- if and $w.enabled (eq $w.failurePolicy "Fail") (eq (int .Values.controller.replicas) 0) -}}
+{{- fail "webhook.enabled with controller.replicas=0: nothing would answer the webhook, and with failurePolicy Fail every Run naming a PersistentWorkspace would be refused; set webhook.enabled=false or scale the controller up" -}}
+{{- end -}}
 {{- $g := .Values.gateway -}}
 {{- if $g.enabled -}}
 {{- if and $g.tls.existingSecret $g.tls.certManager.enabled -}}
@@ -100,6 +107,11 @@ app.kubernetes.io/component: controller
 {{- fail (printf "gateway.auth.denyTtl (%s) must not be longer than cacheTtl (%s)" $g.auth.denyTtl $g.auth.cacheTtl) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The admission webhook's Service and certificate Secret (<fullname>-webhook, …-webhook-tls). */}}
+{{- define "kruntimes.webhook.name" -}}
+{{- printf "%s-webhook" (include "kruntimes.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{/* The gateway's objects: <fullname>-gateway (ServiceAccount, Deployment, Service, PDB, Role). */}}

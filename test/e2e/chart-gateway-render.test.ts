@@ -184,8 +184,8 @@ suite("chart gateway (helm template)", () => {
       if (protocols.includes("https")) expect(g.httpsPort).toBe(ports.https);
       expect(g.metricsPort).toBe(ports.metrics);
       const https = protocols.includes("https");
-      expect(objs.some((o) => o.kind === "Secret")).toBe(https);
-      expect(objs.some((o) => o.kind === "ConfigMap")).toBe(https);
+      expect(gatewayObjects(objs).some((o) => o.kind === "Secret")).toBe(https);
+      expect(gatewayObjects(objs).some((o) => o.kind === "ConfigMap")).toBe(https);
       const vols = gatewayDeployment(objs).spec.template.spec.volumes.map((v: { name: string }) => v.name);
       expect(vols.includes("tls")).toBe(https);
       expect(svc.metadata.annotations?.["kruntimes.io/ca-configmap"]).toBe(https ? `${GW}-ca` : undefined);
@@ -226,9 +226,11 @@ suite("chart gateway (helm template)", () => {
 
   test("gateway.tls.existingSecret: served as is, no Secret rendered; its CA published only when given", async () => {
     const objs = await render({ "gateway.tls.existingSecret": "my-cert" });
-    expect(objs.some((o) => o.kind === "Secret" || o.kind === "ConfigMap" || o.kind === "Certificate")).toBe(
-      false,
-    );
+    expect(
+      gatewayObjects(objs).some(
+        (o) => o.kind === "Secret" || o.kind === "ConfigMap" || o.kind === "Certificate",
+      ),
+    ).toBe(false);
     const vol = gatewayDeployment(objs).spec.template.spec.volumes.find(
       (v: { name: string }) => v.name === "tls",
     );
@@ -261,7 +263,7 @@ suite("chart gateway (helm template)", () => {
     expect(cert.spec.dnsNames).toEqual(
       expect.arrayContaining([`${GW}.team-a.svc`, `${GW}.team-a.svc.cluster.local`]),
     );
-    expect(objs.some((o) => o.kind === "Secret" || o.kind === "ConfigMap")).toBe(false);
+    expect(gatewayObjects(objs).some((o) => o.kind === "Secret" || o.kind === "ConfigMap")).toBe(false);
     const vol = gatewayDeployment(objs).spec.template.spec.volumes.find(
       (v: { name: string }) => v.name === "tls",
     );

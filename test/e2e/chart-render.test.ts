@@ -45,7 +45,11 @@ interface Rule {
 }
 
 /** Kinds the chart renders without a namespace. */
-const CLUSTER_KINDS = new Set(["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]);
+const CLUSTER_KINDS = new Set([
+  "ValidatingAdmissionPolicy",
+  "ValidatingAdmissionPolicyBinding",
+  "ValidatingWebhookConfiguration",
+]);
 const clusterScoped = (o: { kind: string }) => o.kind.startsWith("Cluster") || CLUSTER_KINDS.has(o.kind);
 
 /** True when `rules` grant verb on group/resource (exact match: the chart uses no wildcards). */
@@ -79,12 +83,15 @@ suite("chart (helm template)", () => {
       "Runtime/bash",
       "Runtime/python",
       "Secret/kr-kruntimes-gateway-tls",
+      "Secret/kr-kruntimes-webhook-tls",
       "Service/kr-kruntimes-controller-metrics",
       "Service/kr-kruntimes-gateway",
+      "Service/kr-kruntimes-webhook",
       "ServiceAccount/kr-kruntimes-controller",
       "ServiceAccount/kr-kruntimes-gateway",
       "ValidatingAdmissionPolicy/team-a-kr-kruntimes-run-priority",
       "ValidatingAdmissionPolicyBinding/team-a-kr-kruntimes-run-priority",
+      "ValidatingWebhookConfiguration/team-a-kr-kruntimes-controller-workspaces",
     ]);
     for (const o of objs) {
       if (!clusterScoped(o)) expect(o.metadata.namespace).toBe("team-a");
@@ -208,7 +215,7 @@ suite("chart (helm template)", () => {
     const a = await names("kruntimes", "team-a");
     const b = await names("kruntimes", "team-b");
     const c = await names("other", "team-a");
-    expect(a).toHaveLength(7);
+    expect(a).toHaveLength(8);
     for (const n of a) {
       expect(b).not.toContain(n);
       expect(c).not.toContain(n);
@@ -224,9 +231,15 @@ suite("chart (helm template)", () => {
   });
 
   test("scope=Namespace without the gateway: a Role and RoleBinding, no cluster-scoped objects, --namespace", async () => {
-    // The run-priority admission policy is cluster-scoped by nature (test/e2e/chart-priority-policy.test.ts).
+    // The run-priority admission policy is cluster-scoped by nature (test/e2e/chart-priority-policy.test.ts),
+    // so is the workspace webhook's configuration (test/e2e/chart-webhook-render.test.ts).
     const objs = await render(
-      { "controller.scope": "Namespace", "gateway.enabled": "false", "runPriority.admissionPolicy": "false" },
+      {
+        "controller.scope": "Namespace",
+        "gateway.enabled": "false",
+        "runPriority.admissionPolicy": "false",
+        "webhook.enabled": "false",
+      },
       { namespace: "solo" },
     );
     expect(objs.filter(clusterScoped)).toEqual([]);

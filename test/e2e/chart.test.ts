@@ -291,8 +291,14 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
 
   test("cluster-scoped installs of the same release name in two namespaces do not collide", async () => {
     // No controller runs (replicas 0) and no Runtimes: only the objects are checked, so no
-    // cluster-wide controller touches other suites' namespaces.
-    const sets = ["controller.replicas=0", "runtimes.bash.enabled=false", "runtimes.python.enabled=false"];
+    // cluster-wide controller touches other suites' namespaces. No workspace webhook either: with
+    // no controller to answer it, it would refuse workspace Runs in every namespace meanwhile.
+    const sets = [
+      "controller.replicas=0",
+      "webhook.enabled=false",
+      "runtimes.bash.enabled=false",
+      "runtimes.python.enabled=false",
+    ];
     for (const ns of [nsA.name, nsB.name]) {
       const r = await install("kr", ns, sets, "Cluster");
       expect(r.stderr).toBe("");
