@@ -1,5 +1,5 @@
 /**
- * The Runtime and Run CRDs on a real apiserver: installs them from `@kruntimes/api`, then applies
+ * The Runtime, Run and PersistentWorkspace CRDs on a real apiserver: installs them from `@kruntimes/api`, then applies
  * a table of valid and invalid objects (creates, then updates of spec, status and scale) and checks
  * the exact outcome of each — accepted (with the defaults the schema promises), or rejected with a
  * message that contains the expected text. The examples in docs/concepts/api.md are applied too.
@@ -11,11 +11,14 @@ import {
   crds,
   DEFAULT_RETRY_ON,
   GROUP,
+  type PersistentWorkspace,
   RUN_KIND,
   type Run,
   RunResource,
   type Runtime,
   RuntimeResource,
+  WORKSPACE_KIND,
+  WorkspaceResource,
 } from "@kruntimes/api";
 import { type KubeClient, KubeError, path, resourcePath } from "@kruntimes/kube";
 import YAML from "yaml";
@@ -32,7 +35,7 @@ const suite = cluster ? describe : describe.skip;
 
 // ---- fixtures ----------------------------------------------------------------------------------
 
-type Kind = Runtime | Run;
+type Kind = Runtime | Run | PersistentWorkspace;
 const FIXTURES = join(import.meta.dir, "fixtures", "crds");
 const fixture = <T extends Kind>(file: string): T =>
   YAML.parse(readFileSync(join(FIXTURES, file), "utf8")) as T;
@@ -41,7 +44,11 @@ const bases = {
   task: () => fixture<Run>("run-task.yaml"),
   function: () => fixture<Run>("run-function.yaml"),
   session: () => fixture<Run>("run-session.yaml"),
+  workspace: () => fixture<PersistentWorkspace>("workspace.yaml"),
 } as const;
+
+const resourceOf = (o: Kind) =>
+  o.kind === RUN_KIND ? RunResource : o.kind === WORKSPACE_KIND ? WorkspaceResource : RuntimeResource;
 
 // ---- the table ---------------------------------------------------------------------------------
 
@@ -75,6 +82,7 @@ interface Case {
 
 const asRuntime = (o: Kind) => o as Runtime;
 const asRun = (o: Kind) => o as Run;
+const asWorkspace = (o: Kind) => o as PersistentWorkspace;
 const repeat = (n: number, f: (i: number) => [string, unknown]) =>
   Object.fromEntries(Array.from({ length: n }, (_, i) => f(i)));
 
@@ -1022,6 +1030,167 @@ const runUpdateCases: Case[] = [
   },
 ];
 
+const workspaceCases: Case[] = [
+  {
+    name: "a PersistentWorkspace is accepted and defaulted (RuntimePodLocal, reclaimPolicy Delete)",
+    base: "workspace",
+    expect: ACCEPTED,
+    check: (o) =>
+      expect(asWorkspace(o).spec).toEqual({
+        runtime: "bash",
+        binding: "RuntimePodLocal",
+        reclaimPolicy: "Delete",
+      }),
+  },
+  {
+    name: "a workspace without spec.runtime is accepted (the first Run picks it)",
+    base: "workspace",
+    mutate: (o) => {
+      asWorkspace(o).spec = {};
+    },
+    expect: ACCEPTED,
+  },
+  {
+    name: "a workspace name over 63 characters is rejected (it becomes a directory and label value)",
+    base: "workspace",
+    mutate: (o) => {
+      o.metadata.name = "w".repeat(64);
+    },
+    expect: rejected("a PersistentWorkspace name is at most 63 characters"),
+  },
+  {
+    name: "an unknown binding, reclaim policy, a bad Runtime name or a negative TTL is rejected",
+    base: "workspace",
+    mutate: (o) => {
+      Object.assign(asWorkspace(o).spec, {
+        binding: "NodeLocal",
+        reclaimPolicy: "Recycle",
+        runtime: "Bad_Name",
+        ttlSecondsAfterUnused: -1,
+      });
+    },
+    expect: rejected(
+      'spec.binding: Unsupported value: "NodeLocal"',
+      'spec.reclaimPolicy: Unsupported value: "Recycle"',
+      "spec.runtime",
+      "spec.ttlSecondsAfterUnused",
+    ),
+  },
+  {
+    name: "a workspace's runtime is set once; released cannot be undone; reclaim policy and TTL may change",
+    base: "workspace",
+    mutate: (o) => {
+      asWorkspace(o).spec = {};
+    },
+    expect: ACCEPTED,
+    updates: [
+      {
+        name: "setting spec.runtime later is accepted",
+        patch: { spec: { runtime: "bash" } },
+        expect: ACCEPTED,
+      },
+      {
+        name: "changing spec.runtime is rejected",
+        patch: { spec: { runtime: "python" } },
+        expect: rejected("spec.runtime is immutable: the directory lives on its pods"),
+      },
+      {
+        name: "removing spec.runtime is rejected",
+        patch: { spec: { runtime: null } },
+        expect: rejected("spec.runtime cannot be removed once set"),
+      },
+      {
+        name: "reclaim policy and TTL may change",
+        patch: { spec: { reclaimPolicy: "Retain", ttlSecondsAfterUnused: 600 } },
+        expect: ACCEPTED,
+        check: (o) =>
+          expect(asWorkspace(o).spec).toMatchObject({ reclaimPolicy: "Retain", ttlSecondsAfterUnused: 600 }),
+      },
+      { name: "releasing is accepted", patch: { spec: { released: true } }, expect: ACCEPTED },
+      {
+        name: "unreleasing is rejected",
+        patch: { spec: { released: false } },
+        expect: rejected("spec.released cannot be unset once true"),
+      },
+      {
+        name: "removing spec.released is rejected",
+        patch: { spec: { released: null } },
+        expect: rejected("spec.released cannot be removed once set"),
+      },
+    ],
+  },
+  {
+    name: "a workspace's status: the controller's fields are accepted, an unknown phase is rejected",
+    base: "workspace",
+    expect: ACCEPTED,
+    updates: [
+      {
+        name: "a Bound status is accepted",
+        subresource: "status",
+        patch: {
+          status: {
+            phase: "Bound",
+            runtime: "bash",
+            boundPod: "bash-7bc5bf9b64-75l87",
+            boundPodUID: "3296df51-0000-0000-0000-000000000000",
+            path: "/workspace/runs/workspaces/workspace-3296df51",
+            activeRuns: 2,
+            lastUsedMicros: 1796245260000000,
+          },
+        },
+        expect: ACCEPTED,
+        check: (o) => expect(asWorkspace(o).status?.activeRuns).toBe(2),
+      },
+      {
+        name: "an unknown phase is rejected",
+        subresource: "status",
+        patch: { status: { phase: "Gone" } },
+        expect: rejected('status.phase: Unsupported value: "Gone"'),
+      },
+      {
+        name: "a negative activeRuns is rejected",
+        subresource: "status",
+        patch: { status: { activeRuns: -1 } },
+        expect: rejected("status.activeRuns"),
+      },
+    ],
+  },
+  {
+    name: "a task naming a workspace is accepted; spec.workspace is immutable",
+    base: "task",
+    mutate: (o) => {
+      asRun(o).spec.workspace = { name: "data" };
+    },
+    expect: ACCEPTED,
+    updates: [
+      immutable("workspace", { workspace: { name: "other" } }),
+      immutable("workspace", { workspace: null }),
+    ],
+  },
+  {
+    name: "a workspace cannot be added to a Run after creation",
+    base: "task",
+    expect: ACCEPTED,
+    updates: [immutable("workspace", { workspace: { name: "data" } })],
+  },
+  {
+    name: "a session naming a workspace is rejected with what to use instead",
+    base: "session",
+    mutate: (o) => {
+      asRun(o).spec.workspace = { name: "data" };
+    },
+    expect: rejected("session mode takes no spec.workspace", "use a task or function Run"),
+  },
+  {
+    name: "a workspace reference that is not an object name is rejected",
+    base: "task",
+    mutate: (o) => {
+      asRun(o).spec.workspace = { name: "Not_A_Name" };
+    },
+    expect: rejected("spec.workspace.name"),
+  },
+];
+
 // ---- the runner --------------------------------------------------------------------------------
 
 async function outcomeOf<T>(what: Promise<T>, expected: Outcome, label: string): Promise<T | undefined> {
@@ -1047,7 +1216,7 @@ async function outcomeOf<T>(what: Promise<T>, expected: Outcome, label: string):
   }
 }
 
-suite("Runtime and Run CRD validation", () => {
+suite("Runtime, Run and PersistentWorkspace CRD validation", () => {
   const client: KubeClient = cluster?.client as KubeClient;
   let ns: Awaited<ReturnType<typeof testNamespace>>;
   let counter = 0;
@@ -1098,7 +1267,7 @@ suite("Runtime and Run CRD validation", () => {
     for (const text of blocks) {
       const obj = YAML.parse(text) as Kind;
       const expected = /^# rejected: (.+)$/m.exec(text);
-      const resource = obj.kind === RUN_KIND ? RunResource : RuntimeResource;
+      const resource = resourceOf(obj);
       await outcomeOf(
         client.create(path(resource, ns.name), obj),
         expected ? rejected(expected[1]!) : ACCEPTED,
@@ -1113,12 +1282,12 @@ suite("Runtime and Run CRD validation", () => {
     expect(cancelled.spec.termination?.mode).toBe("Immediate");
   });
 
-  for (const c of [...runtimeCases, ...runCases, ...runUpdateCases]) {
+  for (const c of [...runtimeCases, ...runCases, ...runUpdateCases, ...workspaceCases]) {
     test(c.name, async () => {
       const obj = bases[c.base]();
       obj.metadata = { name: `case-${++counter}` };
       c.mutate?.(obj);
-      const resource = obj.kind === RUN_KIND ? RunResource : RuntimeResource;
+      const resource = resourceOf(obj);
       const created = await outcomeOf(client.create<Kind>(path(resource, ns.name), obj), c.expect, "create");
       if (!created) return;
       c.check?.(created);
