@@ -211,11 +211,17 @@ func TestClusterWaitCancelDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	waited := make(chan error, 1)
+	watching := make(chan struct{})
+	var once sync.Once
 	go func() {
-		_, err := c.WaitRun(ctx, r2.Name)
+		// The condition first runs on the Run as read before the watch starts from it.
+		_, err := c.WaitRun(ctx, r2.Name, func(*Run) bool {
+			once.Do(func() { close(watching) })
+			return false
+		})
 		waited <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	<-watching
 	if err := c.DeleteRun(ctx, r2.Name); err != nil {
 		t.Fatal(err)
 	}
@@ -591,25 +597,49 @@ func TestClusterSession(t *testing.T) {
 		t.Fatalf("list processes: %+v %v", ps, err)
 	}
 
-	// The queue holds one mutation behind the running one: a third is refused busy.
-	var wg sync.WaitGroup
-	for _, cmd := range []string{"sleep 2", "sleep 0.1"} {
-		wg.Add(1)
+	// The queue holds one mutation behind the running one: of three sent while a command runs,
+	// one waits and the others are refused busy.
+	started := make(chan struct{})
+	running := make(chan error, 1)
+	go func() {
+		var err error
+		for ev, e := range s.ExecStream(ctx, Shell("sleep 3")) {
+			if ev.Started != nil {
+				close(started)
+			}
+			err = e
+		}
+		running <- err
+	}()
+	<-started
+	results := make(chan error, 3)
+	for range 3 {
 		go func() {
-			defer wg.Done()
-			_, _ = s.Exec(ctx, Shell(cmd))
+			_, err := s.Exec(ctx, Shell("true"))
+			results <- err
 		}()
-		time.Sleep(300 * time.Millisecond)
 	}
-	_, err = s.Exec(ctx, Shell("true"))
-	be := wantCode(t, err, ErrBusy)
-	if be.RetryAfter < time.Second || be.Reason != ReasonSessionBusy {
-		t.Fatalf("busy: %+v", be)
+	busy := 0
+	for range 3 {
+		err := <-results
+		if err == nil {
+			continue
+		}
+		be := wantCode(t, err, ErrBusy)
+		if be.RetryAfter < time.Second || be.Reason != ReasonSessionBusy {
+			t.Fatalf("busy: %+v", be)
+		}
+		if d, ok := RetryAfter(err); !ok || d < time.Second {
+			t.Fatalf("RetryAfter: %s %v", d, ok)
+		}
+		busy++
 	}
-	if d, ok := RetryAfter(err); !ok || d < time.Second {
-		t.Fatalf("RetryAfter: %s %v", d, ok)
+	if busy == 0 {
+		t.Fatal("no exec was refused busy behind a full queue")
 	}
-	wg.Wait()
+	if err := <-running; err != nil {
+		t.Fatal(err)
+	}
 
 	// CancelOperation stops a running command.
 	var exit *ExecExit
