@@ -326,7 +326,7 @@ func (c *Client) GatewayVia(ctx context.Context) (string, error) {
 	return gw.via, nil
 }
 
-// httpClientFor is the HTTP client of a gateway connection: the bearer token on every request.
+// authTransport puts the bearer token (and the User-Agent) on every gateway request.
 func authTransport(base http.RoundTripper, ts tokenSource, ua string) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		tok, err := ts.token()

@@ -660,6 +660,21 @@ func TestClusterSession(t *testing.T) {
 		t.Fatalf("cancelled exec: %+v", exit)
 	}
 
+	// Leaving the loop early ends the call, and the session cancels the command: the next
+	// mutation does not wait for it.
+	for ev, err := range s.ExecStream(ctx, Shell("echo hi; sleep 30")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Output != nil {
+			break
+		}
+	}
+	start := time.Now()
+	if _, err := s.Exec(ctx, Shell("true")); err != nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("the exec after leaving one early: %v after %s", err, time.Since(start))
+	}
+
 	// The session's logs: the command output, keyed by operation, and the audit records.
 	lines := collectLogs(t, ctx, c, s.Name(), LogOptions{Call: res.OperationID}, func(l []LogLine) bool {
 		return slices.Contains(texts(l, Stderr), "warn") && len(texts(l, Stdout)) == 3

@@ -63,22 +63,32 @@ const (
 // Sentinel errors, one per [Code]: errors.Is(err, ErrNotFound) is true for every *Error with
 // CodeNotFound.
 var (
-	ErrUnauthenticated   = errors.New("kruntimes: unauthenticated")
-	ErrPermissionDenied  = errors.New("kruntimes: permission denied")
-	ErrNotFound          = errors.New("kruntimes: not found")
-	ErrNotReady          = errors.New("kruntimes: not ready")
-	ErrBusy              = errors.New("kruntimes: busy")
-	ErrTooLarge          = errors.New("kruntimes: too large")
-	ErrUnavailable       = errors.New("kruntimes: unavailable")
-	ErrDeadlineExceeded  = errors.New("kruntimes: deadline exceeded")
-	ErrCanceled          = errors.New("kruntimes: canceled")
-	ErrHandler           = errors.New("kruntimes: handler error")
-	ErrInvalidArgument   = errors.New("kruntimes: invalid argument")
-	ErrAlreadyExists     = errors.New("kruntimes: already exists")
-	ErrConflict          = errors.New("kruntimes: conflict")
-	ErrRunEnded          = errors.New("kruntimes: run ended")
-	ErrInternal          = errors.New("kruntimes: internal error")
-	sentinels            = map[Code]error{CodeUnauthenticated: ErrUnauthenticated, CodePermissionDenied: ErrPermissionDenied, CodeNotFound: ErrNotFound, CodeNotReady: ErrNotReady, CodeBusy: ErrBusy, CodeTooLarge: ErrTooLarge, CodeUnavailable: ErrUnavailable, CodeDeadlineExceeded: ErrDeadlineExceeded, CodeCanceled: ErrCanceled, CodeHandlerError: ErrHandler, CodeInvalidArgument: ErrInvalidArgument, CodeAlreadyExists: ErrAlreadyExists, CodeConflict: ErrConflict, CodeRunEnded: ErrRunEnded, CodeInternal: ErrInternal}
+	ErrUnauthenticated  = errors.New("kruntimes: unauthenticated")
+	ErrPermissionDenied = errors.New("kruntimes: permission denied")
+	ErrNotFound         = errors.New("kruntimes: not found")
+	ErrNotReady         = errors.New("kruntimes: not ready")
+	ErrBusy             = errors.New("kruntimes: busy")
+	ErrTooLarge         = errors.New("kruntimes: too large")
+	ErrUnavailable      = errors.New("kruntimes: unavailable")
+	ErrDeadlineExceeded = errors.New("kruntimes: deadline exceeded")
+	ErrCanceled         = errors.New("kruntimes: canceled")
+	ErrHandler          = errors.New("kruntimes: handler error")
+	ErrInvalidArgument  = errors.New("kruntimes: invalid argument")
+	ErrAlreadyExists    = errors.New("kruntimes: already exists")
+	ErrConflict         = errors.New("kruntimes: conflict")
+	ErrRunEnded         = errors.New("kruntimes: run ended")
+	ErrInternal         = errors.New("kruntimes: internal error")
+)
+
+var (
+	sentinels = map[Code]error{
+		CodeUnauthenticated: ErrUnauthenticated, CodePermissionDenied: ErrPermissionDenied, CodeNotFound: ErrNotFound,
+		CodeNotReady: ErrNotReady, CodeBusy: ErrBusy, CodeTooLarge: ErrTooLarge, CodeUnavailable: ErrUnavailable,
+		CodeDeadlineExceeded: ErrDeadlineExceeded, CodeCanceled: ErrCanceled, CodeHandlerError: ErrHandler,
+		CodeInvalidArgument: ErrInvalidArgument, CodeAlreadyExists: ErrAlreadyExists, CodeConflict: ErrConflict,
+		CodeRunEnded: ErrRunEnded, CodeInternal: ErrInternal,
+	}
+	// defaultBusyRetryWait is the wait a busy answer without Retry-After implies (the gateway's).
 	defaultBusyRetryWait = time.Second
 )
 

@@ -248,8 +248,8 @@ type ExecOutput struct {
 
 // ExecStream runs cmd and yields its events as they arrive: started, output chunks, exited. The
 // sequence ends after Exited, or with an error (the gateway's refusal, ctx ending, a lost
-// connection); breaking out of the loop ends the call (the command keeps running until it
-// exits or its timeout: use [Session.CancelOperation] to stop it).
+// connection). Breaking out of the loop, like ctx ending, ends the call, and the session then
+// cancels the command.
 func (s *Session) ExecStream(ctx context.Context, cmd Command) iter.Seq2[ExecEvent, error] {
 	return func(yield func(ExecEvent, error) bool) {
 		gw, t, err := s.call(ctx, "exec", "")
@@ -263,7 +263,6 @@ func (s *Session) ExecStream(ctx context.Context, cmd Command) iter.Seq2[ExecEve
 			return
 		}
 		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
 		stream, err := gw.sessions.Exec(ctx, connect.NewRequest(&gatewayv1.ExecRequest{
 			Target:     s.targetMsg(),
 			Command:    pc,
@@ -273,10 +272,15 @@ func (s *Session) ExecStream(ctx context.Context, cmd Command) iter.Seq2[ExecEve
 			Stdin:      cmd.Stdin,
 		}))
 		if err != nil {
+			cancel()
 			yield(ExecEvent{}, gatewayError(err, t))
 			return
 		}
-		defer stream.Close()
+		// Cancel first: Close would otherwise read the rest of a stream the caller left.
+		defer func() {
+			cancel()
+			_ = stream.Close()
+		}()
 		exited := false
 		for stream.Receive() {
 			m := stream.Msg()
