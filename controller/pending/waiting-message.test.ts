@@ -24,7 +24,7 @@ describe("waitingMessage", () => {
     expect(
       waitingMessage(ws, Reason.WorkspaceUnavailable, "0/2 pods can take the Run: 2 not the workspace's pod"),
     ).toBe(
-      "PersistentWorkspace \"data\": its bound pod cannot take the Run (0/2 pods can take the Run: 2 not the workspace's pod); if that pod is gone the workspace turns Lost",
+      'PersistentWorkspace "data": its bound pod cannot take the Run (0/2 pods can take the Run: 2 not the workspace\'s pod); if that pod is gone the workspace turns Lost',
     );
   });
 });

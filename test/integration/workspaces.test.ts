@@ -22,6 +22,7 @@ import {
   workspaceDirectory,
 } from "@kruntimes/api";
 import { type KubeClient, KubeError, path, R } from "@kruntimes/kube";
+import YAML from "yaml";
 import {
   type ControllerProcess,
   startController,
@@ -234,6 +235,23 @@ suite("PersistentWorkspaces (controller + real runtimed, workspace volume on a P
     expect(idle.status?.lastUsedMicros as number).toBeGreaterThanOrEqual(
       second.status?.timing?.finishedMicros ?? 0,
     );
+  });
+
+  test("the example in docs/concepts/workspaces.md: the second Run reads what the first wrote", async () => {
+    const doc = readFileSync(join(import.meta.dir, "../../docs/concepts/workspaces.md"), "utf8");
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    if (!yaml) throw new Error("no yaml example in workspaces.md");
+    const [ws, write, read] = YAML.parseAllDocuments(yaml).map((d) => d.toJS()) as [
+      PersistentWorkspace,
+      Run,
+      Run,
+    ];
+    await client.create(wsPath(), ws);
+    await client.create(path(RunResource, ns.name), write);
+    expect((await finished(write.metadata.name as string)).status?.phase).toBe("Succeeded");
+    await client.create(path(RunResource, ns.name), read);
+    const r = await finished(read.metadata.name as string);
+    expect(r.status).toMatchObject({ phase: "Succeeded", stdoutTail: "first line\n" });
   });
 
   test("a Run created before its workspace waits, is woken when it binds, and picks its Runtime", async () => {
