@@ -3,12 +3,15 @@ package kruntimes
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 func TestNewInClusterOutsideACluster(t *testing.T) {
@@ -85,5 +88,35 @@ func TestTokenSources(t *testing.T) {
 	ts, _ = newTokenSource(&rest.Config{BearerTokenFile: t.TempDir() + "/missing"}, options{})
 	if _, err := ts.token(); !errors.Is(err, ErrUnauthenticated) {
 		t.Fatalf("missing token file: %v", err)
+	}
+}
+
+// A kubeconfig exec plugin's token reaches the gateway: the plugin's wrapper sets Authorization.
+func TestExecPluginToken(t *testing.T) {
+	script := t.TempDir() + "/credential"
+	cred := `{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin"}}`
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho '"+cred+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &rest.Config{Host: "https://127.0.0.1:1", ExecProvider: &clientcmdapi.ExecConfig{
+		Command: script, APIVersion: "client.authentication.k8s.io/v1", InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+	}}
+	ts, err := newTokenSource(cfg, options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Authorization")
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	res, err := authTransport(ts.wrap(http.DefaultTransport), ts, "").RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if h := <-got; h != "Bearer from-plugin" {
+		t.Fatalf("Authorization %q", h)
 	}
 }

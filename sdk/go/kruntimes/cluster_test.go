@@ -121,6 +121,11 @@ func TestClusterTasks(t *testing.T) {
 		t.Fatalf("logs: %+v", lines)
 	}
 
+	runs, err := c.ListRuns(ctx, "")
+	if err != nil || !slices.ContainsFunc(runs, func(r Run) bool { return r.Name == res.Name && r.Mode() == ModeTask }) {
+		t.Fatalf("ListRuns: %d runs, %v", len(runs), err)
+	}
+
 	failed, err := c.RunTask(ctx, TaskSpec{Runtime: "bash", Script: "echo nope >&2; exit 3"})
 	if err != nil {
 		t.Fatal(err)
