@@ -106,7 +106,7 @@ suite("Go SDK against the chart's gateway", () => {
     const dir = snippetModule(snippets);
     const build = await runProcess(["go", "build", "-o", join(dir, "bin") + "/", "./..."], {
       cwd: dir,
-      env: { ...process.env, GOFLAGS: "-mod=readonly" },
+      env: process.env,
     });
     if (build.code !== 0) console.error(build.stdout, build.stderr);
     expect(build.code).toBe(0);
