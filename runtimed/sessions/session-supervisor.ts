@@ -250,7 +250,9 @@ export class SessionSupervisor {
 
   /** Open on the server (idempotent for the same attempt), waiting out a restarting server. */
   private async open(): Promise<SessionInfo | undefined> {
+    // spec.env is the base environment of every operation, as for a task's attempt.
     const env: Record<string, string> = {};
+    for (const e of this.run.spec.env ?? []) env[e.name] = e.value;
     const workspaceDir = `${this.uid}/session`;
     // The Runtime Server's session root is `<workspace>/runs` (runtimes/server/options.ts); the
     // export reads the directory the server reports (see artifactsDir).

@@ -229,12 +229,13 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
   }, 120_000);
 
   test("Ready in one write with an endpoint; exec streams; 20 queued mutations run in arrival order; reads pass a long command; audit records", async () => {
-    const name = await create({});
+    const name = await create({ env: [{ name: "GREETING", value: "hello" }] });
     const run = await ready(name);
     expect(run.status?.endpoint?.podUID).toBe(run.status?.assignment?.podUID as string);
     expect(run.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
     const c = await connect(run);
-    const hello = await exec(c, name, "echo hello; echo oops >&2; exit 3");
+    // spec.env is every operation's environment.
+    const hello = await exec(c, name, "echo $GREETING; echo oops >&2; exit 3");
     expect(hello.out).toBe("hello\noops\n");
     expect(hello.exited?.reason).toBe(ExitReason.EXITED);
     expect(hello.exited?.exitCode).toBe(3);
