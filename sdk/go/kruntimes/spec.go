@@ -119,6 +119,8 @@ type SessionSpec struct {
 	Timeout time.Duration
 	// TTL deletes the Run this long after it ended (0: keep it).
 	TTL time.Duration
+	// Env is the base environment of every operation (a Command's Env adds to it).
+	Env map[string]string
 	// Labels and Annotations are put on the Run.
 	Labels, Annotations map[string]string
 }
@@ -224,7 +226,7 @@ func (s SessionSpec) BuildRun(namespace string) (*Run, error) {
 		return nil, invalid("DefaultOperationTimeout %s must not exceed MaxOperationTimeout %s", s.DefaultOperationTimeout, s.MaxOperationTimeout)
 	}
 	run, err := buildBase(namespace, rt, common{
-		name: s.Name, generateName: rt + "-session-", timeout: s.Timeout, ttl: s.TTL,
+		name: s.Name, generateName: rt + "-session-", env: s.Env, timeout: s.Timeout, ttl: s.TTL,
 		labels: s.Labels, annotations: s.Annotations,
 	})
 	if err != nil {

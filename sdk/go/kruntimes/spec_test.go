@@ -103,6 +103,10 @@ func TestSessionSpec(t *testing.T) {
 	if want := `{"mode":{"session":{}},"runtime":"python"}`; js != want {
 		t.Fatalf("minimal:\n%s\nwant\n%s", js, want)
 	}
+	_, js = specJSON(t, SessionSpec{Env: map[string]string{"B": "2", "A": "1"}})
+	if want := `{"env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"mode":{"session":{}},"runtime":"bash"}`; js != want {
+		t.Fatalf("env:\n%s\nwant\n%s", js, want)
+	}
 	for name, spec := range map[string]SessionSpec{
 		"queue":           {MaxQueuedOperations: 2000},
 		"max op timeout":  {MaxOperationTimeout: 2 * time.Hour},
