@@ -27,7 +27,7 @@ export function builtinRegistry(deps: PluginDeps = {}): Registry {
 }
 
 export const DEFAULT_PROFILE: readonly ProfileEntry[] = [
-  // First: a Run pinned to its workspace's pod rejects every other pod with one comparison.
+  // First: a Run whose workspace is not usable is told so before anything else is looked at.
   { name: workspace.NAME },
   { name: podAvailable.NAME },
   { name: resourcesFit.NAME },

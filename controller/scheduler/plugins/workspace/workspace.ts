@@ -1,18 +1,20 @@
 /**
- * PreFilter + Filter for Runs naming a PersistentWorkspace (`spec.workspace`). PreFilter: the
- * workspace must exist, be Bound (not Pending, Released, Lost or being deleted) and belong to the
- * Run's Runtime; otherwise the Run waits with `WorkspaceUnavailable` and a message saying which.
- * Filter: only the bound pod — by name and UID, so a re-created pod of the same name never
- * qualifies. Runs without a workspace pass both at the cost of one field check.
+ * PreFilter for Runs naming a PersistentWorkspace (`spec.workspace`): the workspace must exist, be
+ * Bound (not Pending, Released, Lost or being deleted) and belong to the Run's Runtime; otherwise
+ * the Run waits with `WorkspaceUnavailable` and a message saying which. Then it narrows the cycle
+ * to the bound pod — by incarnation (name and UID), so a re-created pod of the same name never
+ * qualifies: the other pods are counted as rejected without running any filter. No Filter: a Run
+ * without a workspace costs one field check per cycle, not one call per pod.
  *
  * The Run is parked `UnschedulableAndUnresolvable` on a workspace problem; what wakes it is the
  * workspace's own change (controller/scheduler/plugins/workspace/wakeups.ts), not the Runtime's.
  */
 import { type PersistentWorkspace, Reason, WorkspacePhase } from "@kruntimes/api";
+import { domainOf } from "../../cache/placement-index.ts";
 import type { CycleState } from "../../framework/cycle-state.ts";
-import type { FilterPlugin, PreFilterPlugin } from "../../framework/plugin.ts";
+import type { PreFilterPlugin } from "../../framework/plugin.ts";
 import { Code, rejected, type Status, type Verdict } from "../../framework/status.ts";
-import type { PodView, RunRequest, RuntimeView } from "../../framework/types.ts";
+import type { RunRequest, RuntimeView } from "../../framework/types.ts";
 
 export const NAME = "workspace";
 
@@ -23,11 +25,18 @@ export interface WorkspaceLookup {
 
 const NO_LOOKUP: WorkspaceLookup = { get: () => undefined };
 
-/** The pod PreFilter found, for Filter (cycle state key). */
-const BOUND = "workspace/bound";
+/** The bound pod's incarnation. */
 interface Bound {
   readonly pod: string;
   readonly uid: string;
+}
+
+/** The one pod incarnation (`PodView.domain`) a workspace Run may go to. */
+class OneDomain {
+  constructor(private readonly domain: string) {}
+  has(domain: string): boolean {
+    return domain === this.domain;
+  }
 }
 
 const NOT_BOUND_POD = rejected(
@@ -91,7 +100,7 @@ function isStatus(v: Status | Bound): v is Status {
   return (v as Status).code !== undefined;
 }
 
-export class Workspace implements PreFilterPlugin, FilterPlugin {
+export class Workspace implements PreFilterPlugin {
   readonly name = NAME;
 
   constructor(private readonly workspaces: WorkspaceLookup) {}
@@ -100,14 +109,8 @@ export class Workspace implements PreFilterPlugin, FilterPlugin {
     if (run.workspace === undefined) return undefined;
     const v = workspaceVerdict(run, this.workspaces.get(`${run.namespace}/${run.workspace}`));
     if (isStatus(v)) return v;
-    state.write(BOUND, v);
+    state.narrow(new OneDomain(domainOf(`${run.namespace}/${v.pod}`, v.uid)), NOT_BOUND_POD);
     return undefined;
-  }
-
-  filter(state: CycleState, run: RunRequest, pod: PodView): Verdict {
-    if (run.workspace === undefined) return undefined;
-    const bound = state.read<Bound>(BOUND);
-    return bound && bound.pod === pod.name && bound.uid === pod.uid ? undefined : NOT_BOUND_POD;
   }
 }
 
