@@ -32,6 +32,8 @@ const SECTIONS: { text: string; items: Item[] }[] = [
       { text: "Sessions: the security boundary", link: "/concepts/sessions-security" },
       { text: "The gateway", link: "/concepts/gateway" },
       { text: "Scheduling", link: "/concepts/scheduling" },
+      { text: "Run affinity", link: "/concepts/affinity" },
+      { text: "Persistent workspaces", link: "/concepts/workspaces" },
       { text: "Artifacts", link: "/concepts/artifacts" },
     ],
   },
