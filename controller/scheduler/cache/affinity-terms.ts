@@ -3,7 +3,7 @@
  * match, and a canonical key of the required terms, so the queue can group Runs that are placed
  * under the same constraints.
  */
-import type { Affinity, RunAffinityTerm } from "@kruntimes/api";
+import type { Affinity, LabelSelector, RunAffinityTerm } from "@kruntimes/api";
 import { compileSelector, matches, type Selector } from "./label-selector.ts";
 
 export interface CompiledTerm {
@@ -39,33 +39,46 @@ export function compiledAffinity(affinity: Affinity | undefined): CompiledAffini
     : undefined;
 }
 
+/**
+ * Compiled selectors by their JSON: Runs of one cohort or job repeat the same selectors, so each
+ * is compiled once. Bounded: past SELECTORS_MAX distinct selectors the cache starts over.
+ */
+const selectors = new Map<string, Selector>();
+const SELECTORS_MAX = 4096;
+
+function selectorOf(s: LabelSelector, json: string): Selector {
+  let c = selectors.get(json);
+  if (!c) {
+    if (selectors.size >= SELECTORS_MAX) selectors.clear();
+    c = compileSelector(s);
+    selectors.set(json, c);
+  }
+  return c;
+}
+
 function compile(a: Affinity): CompiledAffinity {
-  const req = (terms: readonly RunAffinityTerm[] | undefined) =>
-    (terms ?? []).map((t) => ({ selector: compileSelector(t.labelSelector), weight: 1 }));
+  const keys: string[] = [];
+  const req = (terms: readonly RunAffinityTerm[] | undefined, key: boolean) =>
+    (terms ?? []).map((t) => {
+      const json = JSON.stringify(t.labelSelector);
+      if (key) keys.push(json);
+      return { selector: selectorOf(t.labelSelector, json), weight: 1 };
+    });
   const pref = (terms: readonly { weight: number; runAffinityTerm: RunAffinityTerm }[] | undefined) =>
     (terms ?? []).map((t) => ({
-      selector: compileSelector(t.runAffinityTerm.labelSelector),
+      selector: selectorOf(t.runAffinityTerm.labelSelector, JSON.stringify(t.runAffinityTerm.labelSelector)),
       weight: t.weight,
     }));
-  const requiredAffinity = req(a.runAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
-  const requiredAnti = req(a.runAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
-  const key = (terms: readonly CompiledTerm[]) => terms.map((t) => canonical(t.selector)).join(";");
-  const requiredKey =
-    requiredAffinity.length + requiredAnti.length ? `a[${key(requiredAffinity)}]n[${key(requiredAnti)}]` : "";
+  const requiredAffinity = req(a.runAffinity?.requiredDuringSchedulingIgnoredDuringExecution, true);
+  keys.push("|");
+  const requiredAnti = req(a.runAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution, true);
   return {
     requiredAffinity,
     requiredAnti,
     preferredAffinity: pref(a.runAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
     preferredAnti: pref(a.runAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
-    requiredKey,
+    requiredKey: requiredAffinity.length + requiredAnti.length ? keys.join(";") : "",
   };
-}
-
-function canonical(s: Selector): string {
-  return s.requirements
-    .map((r) => `${r.key} ${r.op} ${[...r.values].sort().join(",")}`)
-    .sort()
-    .join("&");
 }
 
 /** Bit i set when the Run's own labels match required affinity term i (the bootstrap rule needs it). */

@@ -22,11 +22,18 @@ export class PodUsage {
   spent = false;
   /** Session Runs holding it (at most one). */
   readonly exclusive = new Set<string>();
+  /**
+   * `<namespace>/<pod>@<uid>`, Run affinity's topology domain: one string per incarnation, so
+   * the placement index and the pod share it (map lookups compare the same string).
+   */
+  readonly domain: string;
 
   constructor(
     readonly podKey: string,
     readonly uid: string,
-  ) {}
+  ) {
+    this.domain = domainOf(podKey, uid);
+  }
 
   add(runKey: string, names: readonly string[], amounts: readonly number[]): void {
     this.runs.add(runKey);
@@ -69,8 +76,6 @@ export class PodInfo implements PodView {
   readonly name: string;
   readonly runtimeKey: string;
   uid = "";
-  /** The pod incarnation, `<namespace>/<pod>@<uid>`: Run affinity's topology domain. */
-  domain = "";
   node = "";
   ready = false;
   terminating = false;
@@ -94,7 +99,6 @@ export class PodInfo implements PodView {
   /** Refreshes the fields read from the Pod; the UID is replaced only with a new incarnation. */
   update(pod: Pod): void {
     this.uid = pod.metadata.uid ?? "";
-    this.domain = domainOf(this.key, this.uid);
     this.node = pod.spec?.nodeName ?? "";
     this.ready = podReady(pod);
     this.terminating = Boolean(pod.metadata.deletionTimestamp);
@@ -109,6 +113,10 @@ export class PodInfo implements PodView {
     return `${this.ready}|${this.terminating}|${this.templateHash}|${this.isAvailable(nowMs)}`;
   }
 
+  /** The pod incarnation, `<namespace>/<pod>@<uid>`: Run affinity's topology domain. */
+  get domain(): string {
+    return this.usage.domain;
+  }
   get used(): Record<string, number> {
     return this.usage.used;
   }

@@ -5,7 +5,7 @@
  */
 import type { CompiledTerm } from "./affinity-terms.ts";
 import type { Labels } from "./label-selector.ts";
-import { domainOf, type PlacedRun, PlacementIndex } from "./placement-index.ts";
+import { type PlacedRun, PlacementIndex } from "./placement-index.ts";
 import { PodUsage } from "./pod-info.ts";
 
 /** What Run affinity needs to know of a Run that holds a pod. */
@@ -96,7 +96,7 @@ export class RunAccounts {
       key: runKey,
       namespace: placement.namespace,
       podKey,
-      domain: domainOf(podKey, podUID),
+      domain: usage.domain,
       labels: placement.labels,
       ...(placement.anti?.length ? { anti: placement.anti } : {}),
     };

@@ -14,7 +14,7 @@
  */
 import { Reason } from "@kruntimes/api";
 import { type CompiledAffinity, type CompiledTerm, compiledAffinity } from "../../cache/affinity-terms.ts";
-import { matches } from "../../cache/label-selector.ts";
+import { matches, type Selector } from "../../cache/label-selector.ts";
 import { domainOf } from "../../cache/placement-index.ts";
 import type { CycleState } from "../../framework/cycle-state.ts";
 import {
@@ -35,7 +35,14 @@ interface Prepared {
   readonly requiredStatus: Status[];
   readonly anti: ReadonlyMap<string, number>[];
   readonly antiStatus: Status[];
-  readonly refusing: ReadonlySet<string> | undefined;
+  /** Some placed Run of the namespace has required anti-affinity (symmetry applies). */
+  readonly refusers: boolean;
+  /**
+   * Pods whose Runs refuse this Run, built on the second Filter call: a one-pod check (the
+   * queue's wake check) asks that pod's Runs instead, a cycle over many pods builds it once.
+   */
+  refusing: ReadonlySet<string> | undefined;
+  filtered: number;
   readonly preferred: ReadonlyMap<string, number>[];
   readonly preferredWeights: number[];
 }
@@ -48,20 +55,21 @@ const REFUSED = rejected(
   "waiting for a pod whose Runs' runAntiAffinity does not refuse this Run",
 );
 
-/** Statuses are made once per compiled term (the cycle's per-pod path allocates nothing). */
-const requiredStatus = new WeakMap<CompiledTerm, Status>();
-const antiStatus = new WeakMap<CompiledTerm, Status>();
-const noneYetStatus = new WeakMap<CompiledTerm, Status>();
+const NONE: ReadonlySet<string> = new Set();
 
-function statusOf(
-  cache: WeakMap<CompiledTerm, Status>,
-  t: CompiledTerm,
-  make: (text: string) => Status,
-): Status {
-  let s = cache.get(t);
+/**
+ * Statuses are made once per compiled selector (shared by the Runs that repeat it), so the
+ * cycle's per-pod path allocates nothing and equal terms count as one cause in the message.
+ */
+const requiredStatus = new WeakMap<Selector, Status>();
+const antiStatus = new WeakMap<Selector, Status>();
+const noneYetStatus = new WeakMap<Selector, Status>();
+
+function statusOf(cache: WeakMap<Selector, Status>, t: CompiledTerm, make: (text: string) => Status): Status {
+  let s = cache.get(t.selector);
   if (!s) {
     s = make(t.selector.text);
-    cache.set(t, s);
+    cache.set(t.selector, s);
   }
   return s;
 }
@@ -109,10 +117,8 @@ export class RunAffinity implements PreFilterPlugin, FilterPlugin, ScorePlugin {
     this.prepared = undefined;
     const view = state.placements;
     const affinity = compiledAffinity(run.affinity);
-    const refusing = view.hasRefusers(run.namespace)
-      ? view.refusing(run.namespace, run.labels, run.key)
-      : undefined;
-    if (!affinity && !refusing) return undefined;
+    const refusers = view.hasRefusers(run.namespace);
+    if (!affinity && !refusers) return undefined;
     const required: (ReadonlyMap<string, number> | undefined)[] = [];
     const requiredStatus: Status[] = [];
     const anti: ReadonlyMap<string, number>[] = [];
@@ -157,7 +163,9 @@ export class RunAffinity implements PreFilterPlugin, FilterPlugin, ScorePlugin {
       requiredStatus,
       anti,
       antiStatus,
-      refusing,
+      refusers,
+      refusing: undefined,
+      filtered: 0,
       preferred,
       preferredWeights,
     };
@@ -177,12 +185,18 @@ export class RunAffinity implements PreFilterPlugin, FilterPlugin, ScorePlugin {
     for (let i = 0; i < p.anti.length; i++) {
       if ((p.anti[i] as ReadonlyMap<string, number>).has(domain)) return p.antiStatus[i];
     }
-    if (p.refusing?.has(domain)) return REFUSED;
+    if (p.refusers && this.refused(state, run, p, domain)) return REFUSED;
     for (let i = 0; i < p.required.length; i++) {
       const counts = p.required[i];
       if (counts && !counts.has(domain)) return p.requiredStatus[i];
     }
     return undefined;
+  }
+
+  private refused(state: CycleState, run: RunRequest, p: Prepared, domain: string): boolean {
+    if (p.filtered++ === 0) return state.placements.refusesOn(domain, run.labels, run.key);
+    p.refusing ??= state.placements.refusing(run.namespace, run.labels, run.key) ?? NONE;
+    return p.refusing.has(domain);
   }
 
   preScore(state: CycleState, run: RunRequest): boolean {
