@@ -1,8 +1,9 @@
 /**
  * The examples in examples/, run the way their READMEs tell a user to, against the chart in a
- * fresh namespace (test/e2e/sdk-support.ts): Python programs with the SDK's venv and the `sdk`
- * ServiceAccount's kubeconfig, manifests applied with kubectl as the cluster admin, the custom
- * Runtime's Run created with krt. Each test checks what the example printed or wrote, not only
+ * fresh namespace (test/e2e/sdk-support.ts): the user is ServiceAccount `examples` of
+ * examples/sdk-user.yaml with the kubeconfig examples/user-kubeconfig.sh writes, Python programs
+ * run with the SDK's venv, manifests are applied with kubectl as the cluster admin, and the custom
+ * Runtime's Run is created with krt. Each test checks what the example printed or wrote, not only
  * its exit code.
  *
  * Two things differ from a real cluster, and the tests say so where they happen:
@@ -24,7 +25,7 @@ import { binaryPath } from "../localcluster/binaries.ts";
 import { eventually, type TestCluster, testCluster, testNamespace } from "../support/cluster.ts";
 import { type ProcessResult, runProcess } from "../support/process.ts";
 import { buildKrt } from "./krt-binary.ts";
-import { type SdkEnvironment, sdkEnvironment } from "./sdk-support.ts";
+import { SDK_USER_RULES, type SdkEnvironment, sdkEnvironment } from "./sdk-support.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const EXAMPLES = join(ROOT, "examples");
@@ -76,11 +77,29 @@ suite("examples/", () => {
   let py = "";
   let kubectlBin = "";
   let dir = "";
+  let userKubeconfig = "";
 
   beforeAll(async () => {
     kubectlBin = binaryPath("kubectl", ROOT, process.env);
     [sdk, py] = await Promise.all([sdkEnvironment(c, "examples"), pythonWithSdk()]);
     dir = mkdtempSync(join(sdk.dir, "work-"));
+    // The examples' README: the admin applies sdk-user.yaml (in the release's namespace here) and
+    // writes a token kubeconfig for ServiceAccount `examples` with user-kubeconfig.sh.
+    const rbac = readFileSync(join(EXAMPLES, "sdk-user.yaml"), "utf8").replace(
+      /^(\s*namespace:) kruntimes$/gm,
+      `$1 ${sdk.namespace}`,
+    );
+    expectExit(await kubectl(["apply", "-f", "-"], rbac), 0, "kubectl apply sdk-user.yaml");
+    // The same rules as the harness's `sdk` user, which are those docs/sdk/python.md prescribes.
+    const role = await c.client.get<{ rules: unknown[] }>(path(R.roles, sdk.namespace, "kruntimes-sdk-user"));
+    expect(role.rules).toEqual(SDK_USER_RULES);
+    userKubeconfig = join(dir, "examples.kubeconfig");
+    const r = await runProcess(
+      ["bash", join(EXAMPLES, "user-kubeconfig.sh"), sdk.namespace, "examples", userKubeconfig],
+      { env: { PATH: process.env.PATH ?? "", KUBECONFIG: sdk.adminKubeconfig, KUBECTL: kubectlBin } },
+    );
+    expectExit(r, 0, "user-kubeconfig.sh");
+    expect(r.stdout).toContain(`use it: export KUBECONFIG=${userKubeconfig}`);
   }, 600_000);
 
   afterAll(async () => {
@@ -91,7 +110,7 @@ suite("examples/", () => {
   const userEnv = (extra: Record<string, string> = {}) => ({
     PATH: process.env.PATH ?? "",
     HOME: dir,
-    KUBECONFIG: sdk.kubeconfig,
+    KUBECONFIG: userKubeconfig,
     KRT_GATEWAY_NAMESPACE: sdk.namespace,
     ...extra,
   });
