@@ -120,7 +120,7 @@ class Tools:
             return json.dumps({"error": f"no tool named {name!r}; use exec, read_file or write_file"})
         try:
             return json.dumps(fn(**args))
-        except TypeError as e:  # missing or unknown arguments
+        except (TypeError, ValueError) as e:  # missing, unknown or mistyped arguments
             return json.dumps({"error": f"bad arguments for {name}: {e}"})
         except KruntimesError as e:  # a missing file, a path outside the workspace, …
             return json.dumps({"error": f"{type(e).__name__}: {e.message}"})
