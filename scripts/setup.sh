@@ -6,7 +6,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUN_VERSION=1.4.5
 
 need_apt=()
-for pkg_cmd in curl:curl openssl:openssl util-linux:setpriv util-linux:nsenter util-linux:unshare; do
+for pkg_cmd in curl:curl jq:jq openssl:openssl util-linux:setpriv util-linux:nsenter util-linux:unshare; do
   command -v "${pkg_cmd#*:}" >/dev/null || need_apt+=("${pkg_cmd%%:*}")
 done
 if [[ -n "${KRT_NEED_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null; then need_apt+=(chromium); fi

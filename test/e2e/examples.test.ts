@@ -15,9 +15,7 @@
  *   Runtime manifest and the Run, not the Dockerfile.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RunResource } from "@kruntimes/api";
 import { path, R } from "@kruntimes/kube";
@@ -25,44 +23,15 @@ import { binaryPath } from "../localcluster/binaries.ts";
 import { eventually, type TestCluster, testCluster, testNamespace } from "../support/cluster.ts";
 import { type ProcessResult, runProcess } from "../support/process.ts";
 import { buildKrt } from "./krt-binary.ts";
+import { pythonWithSdk } from "./sdk-python-env.ts";
 import { SDK_USER_RULES, type SdkEnvironment, sdkEnvironment } from "./sdk-support.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const EXAMPLES = join(ROOT, "examples");
-const SDK = join(ROOT, "sdk", "python");
+const _SDK = join(ROOT, "sdk", "python");
 const cluster = testCluster();
 // Gateway pods are dialled by pod IP and images are host commands: that needs the local cluster.
 const suite = cluster?.local ? describe : describe.skip;
-
-/**
- * The SDK's venv (pinned dependencies, created once per pin set) with the package installed fresh.
- * TODO(lead): this is test/e2e/sdk-python.test.ts's pythonWithSdk, which that file does not export;
- * replace this copy with an import once it lives in a shared module.
- */
-async function pythonWithSdk(): Promise<string> {
-  const pins = readFileSync(join(SDK, "requirements-test.txt"));
-  const hash = createHash("sha256").update(pins).digest("hex").slice(0, 12);
-  const cache =
-    process.env.KRT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "kruntimes");
-  const venv = join(cache, "venv", `sdk-python-${hash}`);
-  const py = join(venv, "bin", "python");
-  const run = async (cmd: string[]) => {
-    const r = await runProcess(cmd, {
-      cwd: ROOT,
-      env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: "1" },
-    });
-    if (r.code !== 0) throw new Error(`${cmd.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-  };
-  if (!existsSync(join(venv, ".complete"))) {
-    rmSync(venv, { recursive: true, force: true });
-    mkdirSync(join(cache, "venv"), { recursive: true });
-    await run(["python3", "-m", "venv", venv]);
-    await run([py, "-m", "pip", "install", "--quiet", "-r", join(SDK, "requirements-test.txt")]);
-    writeFileSync(join(venv, ".complete"), "");
-  }
-  await run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", SDK]);
-  return py;
-}
 
 /** Fails with the process's output when it did not exit with `code`. */
 function expectExit(r: ProcessResult, code: number, what: string): void {

@@ -10,12 +10,12 @@
  * every run, without its dependencies and without build isolation.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testCluster } from "../support/cluster.ts";
 import { runProcess } from "../support/process.ts";
+import { pythonWithSdk } from "./sdk-python-env.ts";
 import { type SdkEnvironment, sdkEnvironment } from "./sdk-support.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -24,32 +24,6 @@ const DOC = join(ROOT, "docs", "sdk", "python.md");
 const cluster = testCluster();
 // Gateway pods are dialled by IP and the port-forward is a stand-in: that needs the local cluster.
 const suite = cluster?.local ? describe : describe.skip;
-
-/** The venv with the pinned dependencies (created once per pin set), and the package installed fresh. */
-async function pythonWithSdk(): Promise<string> {
-  const pins = readFileSync(join(SDK, "requirements-test.txt"));
-  const hash = createHash("sha256").update(pins).digest("hex").slice(0, 12);
-  const cache =
-    process.env.KRT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "kruntimes");
-  const venv = join(cache, "venv", `sdk-python-${hash}`);
-  const py = join(venv, "bin", "python");
-  const run = async (cmd: string[]) => {
-    const r = await runProcess(cmd, {
-      cwd: ROOT,
-      env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: "1" },
-    });
-    if (r.code !== 0) throw new Error(`${cmd.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-  };
-  if (!existsSync(join(venv, ".complete"))) {
-    rmSync(venv, { recursive: true, force: true });
-    mkdirSync(join(cache, "venv"), { recursive: true });
-    await run(["python3", "-m", "venv", venv]);
-    await run([py, "-m", "pip", "install", "--quiet", "-r", join(SDK, "requirements-test.txt")]);
-    writeFileSync(join(venv, ".complete"), "");
-  }
-  await run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", SDK]);
-  return py;
-}
 
 /** The ```python blocks of the page, in order, each a complete script. */
 function snippets(markdown: string): string[] {
