@@ -103,3 +103,92 @@ describe("findPod", () => {
     expect(!isPlacement(out) && out.status.code).toBe(Code.Unschedulable);
   });
 });
+
+describe("findPod extension points", () => {
+  const scored = (name: string, raw: Record<string, number>, seen: number[][]) => ({
+    name,
+    preScore: () => true,
+    score: (_s: CycleState, _r: RunRequest, p: PodView) => raw[p.name] ?? 0,
+    normalizeScore: (_s: CycleState, _r: RunRequest, scores: number[]) => {
+      seen.push([...scores]);
+      const max = Math.max(...scores);
+      for (let i = 0; i < scores.length; i++) scores[i] = max > 0 ? ((scores[i] as number) * 100) / max : 0;
+    },
+  });
+
+  test("a normalising Score plugin sees the raw scores of every feasible pod, then weighs in", () => {
+    const seen: number[][] = [];
+    const plugin = scored("pref", { a: 1, b: 4, c: 2 }, seen);
+    const custom = {
+      preFilter: [],
+      filter: fw.filter,
+      score: [...fw.score, { plugin, weight: 3 }],
+      reserve: [],
+    };
+    const out = findPod(
+      custom,
+      new CycleState(),
+      run,
+      runtime,
+      [pod("a", 0), pod("b", 3), pod("c", 0), pod("d", 4)],
+      0,
+    );
+    // d is full (not feasible); b is preferred enough to win despite its load.
+    expect(seen).toEqual([[1, 4, 2]]);
+    expect(isPlacement(out) && out.pod.name).toBe("b");
+  });
+
+  test("a plugin whose PreScore opts out is not scored", () => {
+    const seen: number[][] = [];
+    const plugin = { ...scored("pref", { b: 100 }, seen), preScore: () => false };
+    const custom = {
+      preFilter: [],
+      filter: fw.filter,
+      score: [...fw.score, { plugin, weight: 10 }],
+      reserve: [],
+    };
+    const out = findPod(custom, new CycleState(), run, runtime, [pod("a", 0), pod("b", 3)], 0);
+    expect(seen).toEqual([]);
+    expect(isPlacement(out) && out.pod.name).toBe("a");
+  });
+
+  test("a PreFilter's narrowing rules pods out without filtering them, and counts them", () => {
+    const filtered: string[] = [];
+    const status = {
+      code: Code.Unschedulable,
+      reason: Reason.Unschedulable,
+      message: "not in the set",
+      plugin: "n",
+    };
+    const custom = {
+      preFilter: [
+        {
+          name: "n",
+          preFilter: (s: CycleState) => {
+            s.narrow(new Set(["ns/b@b"]), status);
+            return undefined;
+          },
+        },
+      ],
+      filter: [
+        {
+          name: "spy",
+          filter: (_s: CycleState, _r: RunRequest, p: PodView) => {
+            filtered.push(p.name);
+            return undefined;
+          },
+        },
+        ...fw.filter,
+      ],
+      score: fw.score,
+      reserve: [],
+    };
+    const ok = findPod(custom, new CycleState(), run, runtime, [pod("a", 0), pod("b", 3), pod("c", 0)], 0);
+    expect(isPlacement(ok) && ok.pod.name).toBe("b");
+    expect(filtered).toEqual(["b"]);
+    const full = findPod(custom, new CycleState(), run, runtime, [pod("a", 0), pod("b", 4), pod("c", 0)], 0);
+    expect(!isPlacement(full) && full.status.message).toBe(
+      "0/3 pods can take the Run: 1 insufficient runs, 2 not in the set",
+    );
+  });
+});

@@ -139,16 +139,28 @@ export function findPod<P extends PodView>(
   return { status: summarize(all, pods.length), rejections: all };
 }
 
-/** The score plugins taking part in this cycle (PreScore may skip one); no copy when all do. */
+/** Per framework: the score plugin lists with some plugins skipped, by the bitmask of those skipped. */
+const withoutSkipped = new WeakMap<Framework, Map<number, Framework["score"]>>();
+
+/** The score plugins taking part in this cycle (PreScore may skip one); no allocation per cycle. */
 function activeScorers(fw: Framework, state: CycleState, run: RunRequest): Framework["score"] {
-  let skip: boolean[] | undefined;
+  let skipped = 0;
   for (let i = 0; i < fw.score.length; i++) {
     const p = (fw.score[i] as Framework["score"][number]).plugin;
-    if (!p.preScore || p.preScore(state, run)) continue;
-    skip ??= [];
-    skip[i] = true;
+    if (p.preScore && !p.preScore(state, run)) skipped |= 1 << i;
   }
-  return skip ? fw.score.filter((_, i) => !skip[i]) : fw.score;
+  if (skipped === 0) return fw.score;
+  let byMask = withoutSkipped.get(fw);
+  if (!byMask) {
+    byMask = new Map();
+    withoutSkipped.set(fw, byMask);
+  }
+  let list = byMask.get(skipped);
+  if (!list) {
+    list = fw.score.filter((_, i) => (skipped & (1 << i)) === 0);
+    byMask.set(skipped, list);
+  }
+  return list;
 }
 
 /**
