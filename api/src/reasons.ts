@@ -72,7 +72,7 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
   InsufficientCapacity:
     "Pending: every ready pod is using the capacity the Run requests; it waits for a release.",
   Unschedulable:
-    "Pending: the request can never fit a pod of this Runtime (it exceeds `spec.capacity` or names a resource the Runtime does not offer).",
+    "Pending: no pod can take the Run as it is — the request can never fit (it exceeds `spec.capacity` or names a resource the Runtime does not offer), or its required Run affinity or anti-affinity holds on no pod now (`status.message` names the term; it is placed once a matching Run is).",
   WorkspaceUnavailable:
     "Pending: the PersistentWorkspace named in `spec.workspace` cannot take the Run now — not found, not bound yet, Released, Lost, being deleted, or bound to another Runtime; `status.message` says which.",
   PodGone: "The assigned pod disappeared before the attempt finished.",
