@@ -15,6 +15,7 @@ export {
   SnapshotError,
   snapshotJson,
 } from "./src/artifact-store.ts";
+export { nowMicros, wallClockMs } from "./src/clock.ts";
 export {
   Annotations,
   API_VERSION,

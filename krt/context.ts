@@ -7,6 +7,4 @@ export interface KrtContext extends BaseContext {
   nowMicros(): number;
 }
 
-export function wallClockMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
+export { nowMicros as wallClockMicros } from "@kruntimes/api";

@@ -1,7 +1,5 @@
-/** Wall-clock microseconds for Run timing (`performance` keeps sub-millisecond precision). */
-export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
+/** Wall-clock microseconds for Run timing (sub-millisecond precision; see api/src/clock.ts). */
+export { nowMicros } from "@kruntimes/api";
 
 /** Kubernetes Time (second precision, RFC 3339), for condition timestamps. */
 export function kubeTime(ms: number): string {

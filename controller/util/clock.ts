@@ -1,9 +1,7 @@
 /** Time sources: wall-clock microseconds for Run timing, and an injectable clock for tests. */
 
-/** Wall-clock microseconds since the Unix epoch (`performance` keeps sub-millisecond precision). */
-export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
+/** Wall-clock microseconds since the Unix epoch (sub-millisecond precision; see api/src/clock.ts). */
+export { nowMicros } from "@kruntimes/api";
 
 /** Milliseconds since the epoch; the scheduler, recovery and GC read time only through this. */
 export interface Clock {

@@ -1,4 +1,2 @@
-/** Microsecond wall-clock time, as the contract's *_micros fields carry it. */
-export function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
-}
+/** Microsecond wall-clock time, as the contract's *_micros fields carry it (one implementation: api/src/clock.ts). */
+export { nowMicros } from "../../api/src/clock.ts";

@@ -3,6 +3,7 @@
  * `<RFC3339Nano timestamp> <stdout|stderr> <F|P> <content>`, F for a full line (its newline is
  * not stored), P for a piece of a longer line that continues in the next record.
  */
+import { wallClockMs } from "@kruntimes/api";
 export type LogStream = "stdout" | "stderr";
 
 export interface LogRecord {
@@ -25,9 +26,7 @@ export function rfc3339Nano(epochMs: number): string {
 }
 
 /** Wall-clock now with sub-millisecond precision. */
-export function nowMs(): number {
-  return performance.timeOrigin + performance.now();
-}
+export const nowMs: () => number = wallClockMs;
 
 export function formatRecord(
   stream: LogStream,
