@@ -112,6 +112,25 @@ export async function applyChartCrds(client: KubeClient): Promise<void> {
 }
 
 /**
+ * The chart's CRDs applied, then release `release` installed into `namespace` with
+ * controller.scope=Namespace (and `sets`, `key=value` each) and waited for; throws with helm's
+ * message when it fails. The setup of every suite that needs the chart running in its namespace.
+ */
+export async function installNamespaced(
+  kubeconfig: string,
+  client: KubeClient,
+  release: string,
+  namespace: string,
+  sets: string[] = [],
+): Promise<void> {
+  await applyChartCrds(client);
+  const args = ["install", release, CHART, "-n", namespace, "--wait", "--timeout", "3m"];
+  for (const kv of ["controller.scope=Namespace", ...sets]) args.push("--set", kv);
+  const r = await helm(args, kubeconfig);
+  if (r.code !== 0) throw new Error(`helm install failed: ${r.stderr}`);
+}
+
+/**
  * Uninstalls a release if present and deletes its namespace, waiting until it is gone. Runs go
  * first, while the controller and runtimed still run: a function Run carries a finalizer only
  * they remove, and a Run left behind would keep the namespace (a failed test leaves some).

@@ -12,7 +12,7 @@ import type { BenchResult } from "../../bench/hotpath/bench.ts";
 import type { InvokeResult, SessionResult } from "../../bench/hotpath/gateway-scenarios.ts";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
-import { applyChartCrds, CHART, HELM_MISSING, helm, helmPath, removeRelease } from "./chart-support.ts";
+import { HELM_MISSING, helmPath, installNamespaced, removeRelease } from "./chart-support.ts";
 import { buildKrt, type RealRunsEnv, realRunsEnv, runKrt, runsExecute, startKrt } from "./krt-binary.ts";
 
 const cluster = testCluster();
@@ -162,24 +162,8 @@ gatewaySuite("krt bench --scenario invoke|session (compiled binary, the chart's 
   beforeAll(async () => {
     if (!helmPath()) throw new Error(HELM_MISSING);
     bin = await buildKrt();
-    await applyChartCrds(client);
     ns = await testNamespace(client, "krt-bench-gw");
-    const r = await helm(
-      [
-        "install",
-        RELEASE,
-        CHART,
-        "-n",
-        ns.name,
-        "--wait",
-        "--timeout",
-        "3m",
-        "--set",
-        "controller.scope=Namespace",
-      ],
-      kubeconfig,
-    );
-    if (r.code !== 0) throw new Error(`helm install failed: ${r.stderr}`);
+    await installNamespaced(kubeconfig, client, RELEASE, ns.name);
   }, 300_000);
   afterAll(async () => {
     if (ns) await removeRelease(kubeconfig, client, RELEASE, ns.name);

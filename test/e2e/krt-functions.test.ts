@@ -16,7 +16,7 @@ import { type KubeClient, path, R } from "@kruntimes/kube";
 import { ExitCode } from "../../krt/exit-codes.ts";
 import { serviceAccountToken, tokenKubeconfig } from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
-import { applyChartCrds, CHART, HELM_MISSING, helm, helmPath, removeRelease } from "./chart-support.ts";
+import { HELM_MISSING, helmPath, installNamespaced, removeRelease } from "./chart-support.ts";
 import { buildKrt, type KrtResult, runKrt } from "./krt-binary.ts";
 
 const cluster = testCluster();
@@ -111,23 +111,7 @@ suite("krt with function Runs through the chart's gateway", () => {
   beforeAll(async () => {
     ns = await testNamespace(client, "krt-fn");
     BIN = await buildKrt();
-    await applyChartCrds(client);
-    const r = await helm(
-      [
-        "install",
-        RELEASE,
-        CHART,
-        "-n",
-        ns.name,
-        "--wait",
-        "--timeout",
-        "3m",
-        "--set",
-        "controller.scope=Namespace",
-      ],
-      kubeconfig,
-    );
-    if (r.code !== 0) throw new Error(`helm install failed: ${r.stderr}`);
+    await installNamespaced(kubeconfig, client, RELEASE, ns.name);
     // The caller may invoke these Runs by name, nothing else (not even get runs).
     token = await serviceAccountToken(client, ns.name, "caller");
     await client.create(path(R.roles, ns.name), {

@@ -15,7 +15,7 @@ import { type KubeClient, path, R } from "@kruntimes/kube";
 import { serviceAccountToken, tokenKubeconfig } from "../support/artifacts.ts";
 import type { TestCluster } from "../support/cluster.ts";
 import { testNamespace } from "../support/cluster.ts";
-import { applyChartCrds, CHART, HELM_MISSING, helm, helmPath, removeRelease } from "./chart-support.ts";
+import { HELM_MISSING, helmPath, installNamespaced, removeRelease } from "./chart-support.ts";
 
 export interface SdkEnvironment {
   /** Namespace of the release, the gateway and the test's Runs. */
@@ -64,23 +64,7 @@ export async function sdkEnvironment(
   const client: KubeClient = cluster.client;
   const ns = await testNamespace(client, prefix);
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  await applyChartCrds(client);
-  const r = await helm(
-    [
-      "install",
-      release,
-      CHART,
-      "-n",
-      ns.name,
-      "--wait",
-      "--timeout",
-      "3m",
-      "--set",
-      "controller.scope=Namespace",
-    ],
-    cluster.kubeconfig,
-  );
-  if (r.code !== 0) throw new Error(`helm install failed: ${r.stderr}`);
+  await installNamespaced(cluster.kubeconfig, client, release, ns.name);
   const token = await serviceAccountToken(client, ns.name, "sdk");
   await client.create(path(R.roles, ns.name), { metadata: { name: "sdk-user" }, rules: SDK_USER_RULES });
   await client.create(path(R.roleBindings, ns.name), {
