@@ -1,5 +1,6 @@
 /**
- * @kruntimes/api: the shapes every component shares — the `Runtime`, `Run` and `PersistentWorkspace` kinds (TypeScript
+ * @kruntimes/api: the shapes every component shares — the `Runtime`, `Run`, `PersistentWorkspace`,
+ * `WorkflowRun`, `Workflow` and `Action` kinds (TypeScript
  * types and the CRDs, both built from the TypeBox schemas in `src/`), their constants and closed
  * sets. Protobuf code generated from `proto/` lives in `gen/` and is imported from its own path.
  *
@@ -17,6 +18,9 @@ export {
 } from "./src/artifact-store.ts";
 export { nowMicros, wallClockMs } from "./src/clock.ts";
 export {
+  ACTION_KIND,
+  ACTION_PLURAL,
+  ActionResource,
   Annotations,
   API_VERSION,
   ARTIFACTS_FINALIZER,
@@ -47,15 +51,29 @@ export {
   SessionLimits,
   TopologyKeys,
   VERSION,
+  WORKFLOW_KIND,
+  WORKFLOW_PLURAL,
+  WORKFLOW_RUN_KIND,
+  WORKFLOW_RUN_PLURAL,
   WORKSPACE_KIND,
   WORKSPACE_MOUNT_PATH,
   WORKSPACE_PLURAL,
   WORKSPACE_SHORT_NAMES,
   WORKSPACE_SINGULAR,
+  WorkflowResource,
+  WorkflowRunResource,
   WorkspaceResource,
 } from "./src/constants.ts";
 export type { CustomResourceDefinition, PrinterColumn } from "./src/crd/definitions.ts";
-export { crds, runCrd, runtimeCrd, workspaceCrd } from "./src/crd/definitions.ts";
+export {
+  actionCrd,
+  crds,
+  runCrd,
+  runtimeCrd,
+  workflowCrd,
+  workflowRunCrd,
+  workspaceCrd,
+} from "./src/crd/definitions.ts";
 export type { OpenApiSchema } from "./src/crd/openapi.ts";
 export { durationOr, isDuration, parseApiDuration, parseDuration } from "./src/duration.ts";
 export type {
@@ -97,6 +115,7 @@ export type { Run } from "./src/run.ts";
 export { runModeOf, runRequests } from "./src/run.ts";
 export type {
   Affinity,
+  ArtifactInput,
   EnvVar,
   FunctionMode,
   LabelSelector,
@@ -119,3 +138,34 @@ export type { ArtifactStore, PodTemplate, Runtime, RuntimeSpec, RuntimeStatus } 
 export { RuntimeSpecSchema, RuntimeStatusSchema, runtimeCapacity } from "./src/runtime.ts";
 export type { Condition } from "./src/schema/common.ts";
 export type { ObjectMeta } from "./src/schema/meta.ts";
+export type {
+  Action,
+  ActionSpec,
+  ActionStep,
+  InputDeclaration,
+  InputType,
+  JobStatus,
+  StagedArtifact,
+  StepStatus,
+  Workflow,
+  WorkflowDefinitions,
+  WorkflowJob,
+  WorkflowRun,
+  WorkflowRunSpec,
+  WorkflowRunStatus,
+  WorkflowSpec,
+  WorkflowStep,
+} from "./src/workflow.ts";
+export {
+  ActionSpecSchema,
+  InputTypes,
+  JobPhase,
+  StepPhase,
+  WORKFLOW_REASON_DESCRIPTIONS,
+  WorkflowLimits,
+  WorkflowPhase,
+  WorkflowReason,
+  WorkflowRunSpecSchema,
+  WorkflowRunStatusSchema,
+  WorkflowSpecSchema,
+} from "./src/workflow.ts";

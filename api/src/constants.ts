@@ -22,10 +22,28 @@ export const WORKSPACE_PLURAL = "persistentworkspaces";
 export const WORKSPACE_SINGULAR = "persistentworkspace";
 export const WORKSPACE_SHORT_NAMES = ["pws"] as const;
 
+export const WORKFLOW_RUN_KIND = "WorkflowRun";
+export const WORKFLOW_RUN_PLURAL = "workflowruns";
+export const WORKFLOW_RUN_SINGULAR = "workflowrun";
+export const WORKFLOW_RUN_SHORT_NAMES = ["wfrun"] as const;
+
+export const WORKFLOW_KIND = "Workflow";
+export const WORKFLOW_PLURAL = "workflows";
+export const WORKFLOW_SINGULAR = "workflow";
+export const WORKFLOW_SHORT_NAMES = ["wf"] as const;
+
+export const ACTION_KIND = "Action";
+export const ACTION_PLURAL = "actions";
+export const ACTION_SINGULAR = "action";
+export const ACTION_SHORT_NAMES = ["wfaction"] as const;
+
 /** REST coordinates in the shape `@kruntimes/kube`'s `path()` takes. */
 export const RuntimeResource = { group: GROUP, version: VERSION, plural: RUNTIME_PLURAL } as const;
 export const RunResource = { group: GROUP, version: VERSION, plural: RUN_PLURAL } as const;
 export const WorkspaceResource = { group: GROUP, version: VERSION, plural: WORKSPACE_PLURAL } as const;
+export const WorkflowRunResource = { group: GROUP, version: VERSION, plural: WORKFLOW_RUN_PLURAL } as const;
+export const WorkflowResource = { group: GROUP, version: VERSION, plural: WORKFLOW_PLURAL } as const;
+export const ActionResource = { group: GROUP, version: VERSION, plural: ACTION_PLURAL } as const;
 
 export const Labels = {
   /** On a Runtime's Deployment and Pods, and on Runs (set by the controller): the Runtime's name. */
@@ -36,6 +54,10 @@ export const Labels = {
   managedBy: "app.kubernetes.io/managed-by",
   /** On Runs with stored artifacts and on their store's maintainer objects: the store's id. */
   artifactStore: "kruntimes.io/artifact-store",
+  /** On the children of a WorkflowRun (Runs, PersistentWorkspaces, nested WorkflowRuns): its name. */
+  workflowRun: "kruntimes.io/workflowrun",
+  /** On the children of a WorkflowRun: the job they belong to. */
+  workflowJob: "kruntimes.io/workflow-job",
 } as const;
 
 export const MANAGED_BY = "kruntimes";
@@ -68,6 +90,9 @@ export const KEY_DESCRIPTIONS: Record<string, string> = {
   [Annotations.templateHash]: "Annotation on a Runtime's Deployment: hash of the rendered Pod template.",
   [Labels.artifactStore]:
     "Label on Runs that stored artifacts and on their artifact maintainer's objects: the store's id. As an annotation on such Runs (set once by runtimed): the store configuration, JSON.",
+  [Labels.workflowRun]:
+    "Label on the objects a WorkflowRun creates (child Runs, job workspaces, nested WorkflowRuns): its name.",
+  [Labels.workflowJob]: "Label on the objects a WorkflowRun creates for one job: the job's name.",
 };
 
 /** The container in `Runtime.spec.template` that runs the Runtime Server. */

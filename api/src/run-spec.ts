@@ -140,7 +140,7 @@ const SessionModeSchema = Obj(
       ),
       cel(
         `!has(self.defaultOperationTimeout) || !self.defaultOperationTimeout.matches(${celString(DURATION_PATTERN)}) || duration(self.defaultOperationTimeout) <= duration(has(self.maxOperationTimeout) && self.maxOperationTimeout.matches(${celString(DURATION_PATTERN)}) ? self.maxOperationTimeout : '${SessionLimits.maxOperationTimeoutMs / 60_000}m')`,
-        "spec.mode.session.defaultOperationTimeout must not exceed maxOperationTimeout",
+        `spec.mode.session.defaultOperationTimeout must not exceed maxOperationTimeout (at most ${SessionLimits.maxOperationTimeoutMs / 60_000}m when unset)`,
       ),
     ],
   },
@@ -364,11 +364,41 @@ export const AffinitySchema = Obj(
 
 export const WorkspaceRefSchema = Obj(
   {
-    name: ObjectName("Name of a PersistentWorkspace in the Run's namespace."),
+    // A PersistentWorkspace name is at most 63 characters (its root rule): no longer one can exist.
+    name: { ...ObjectName("Name of a PersistentWorkspace in the Run's namespace."), maxLength: 63 },
   },
   {
     description:
       "A PersistentWorkspace whose directory on its bound pod becomes the Run's working directory; the Run is placed on that pod. Using it needs `use` on `persistentworkspaces/<name>` (checked at admission).",
+  },
+);
+
+export const ArtifactInputSchema = Obj(
+  {
+    run: ObjectName("A Run in this Run's namespace whose stored artifact is staged."),
+    name: Str(Limits.nameLength, {
+      description: "The artifact's name in that Run's `status.artifactRefs` (its latest attempt's).",
+      minLength: 1,
+      pattern: "^[A-Za-z0-9._-]+$",
+    }),
+    path: Type.Optional(
+      Str(1024, {
+        description:
+          "Where it lands, relative to the Run's working directory (default: the artifact's name). An archive (a directory artifact) is unpacked into it.",
+        minLength: 1,
+        pattern: "^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+        "x-kubernetes-validations": [
+          cel(
+            `!self.matches(${celString("(^|/)[.][.]?(/|$)")})`,
+            "path may not contain '.' or '..' segments",
+          ),
+        ],
+      }),
+    ),
+  },
+  {
+    description:
+      "An artifact another Run stored, fetched by runtimed from the same artifact store into this Run's working directory before the task starts (size and digest verified).",
   },
 );
 
@@ -382,6 +412,7 @@ const IMMUTABLE_OPTIONAL_FIELDS = [
   "affinity",
   "priority",
   "workspace",
+  "artifactInputs",
 ] as const;
 
 function immutable(field: string): CelRule {
@@ -413,6 +444,11 @@ const TASK_INPUT_RULES: CelRule[] = [
     "!has(self.mode.session) || !has(self.workspace)",
     "session mode takes no spec.workspace: a session's pod is replaced when it ends, which would lose the PersistentWorkspace; use a task or function Run",
     { fieldPath: ".workspace" },
+  ),
+  cel(
+    "!has(self.artifactInputs) || has(self.mode.task)",
+    "spec.artifactInputs stages files for a task before it starts; functions and sessions take none",
+    { fieldPath: ".artifactInputs" },
   ),
 ];
 
@@ -471,6 +507,13 @@ export const RunSpecSchema = Obj(
       }),
     ),
     workspace: Type.Optional(WorkspaceRefSchema),
+    artifactInputs: Type.Optional(
+      List(ArtifactInputSchema, Limits.artifactCount, {
+        description:
+          "Artifacts of other Runs staged into the working directory before the task starts. The Runtime must use the artifact store they were stored in; creating the Run needs `get` on each source Run (checked at admission by the chart's policy).",
+        "x-kubernetes-list-type": "atomic",
+      }),
+    ),
   },
   {
     description: "Desired state of the Run.",
@@ -497,3 +540,4 @@ export type RunAffinityTerm = Static<typeof RunAffinityTermSchema>;
 export type WeightedRunAffinityTerm = Static<typeof WeightedRunAffinityTermSchema>;
 export type LabelSelector = Static<typeof LabelSelectorSchema>;
 export type WorkspaceRef = Static<typeof WorkspaceRefSchema>;
+export type ArtifactInput = Static<typeof ArtifactInputSchema>;

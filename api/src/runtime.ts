@@ -11,8 +11,12 @@ import {
   WORKSPACE_MOUNT_PATH,
 } from "./constants.ts";
 import { Conditions, ObjectName, ObservedGeneration, Replicas, ResourceMap } from "./schema/common.ts";
-import { Bool, cel, Int64, List, MapOf, Obj, Open, Str, Type } from "./schema/kube.ts";
+import { Bool, cel, celString, Int64, List, MapOf, Obj, Open, Str, Type } from "./schema/kube.ts";
 import type { ObjectMeta } from "./schema/meta.ts";
+
+/** A label key: an optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
+const LABEL_KEY_PATTERN =
+  "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$";
 
 const ContainerSchema = Open(
   {
@@ -59,10 +63,25 @@ const PodTemplateSchema = Obj(
     metadata: Type.Optional(
       Obj(
         {
+          // Checked here as the apiserver checks Pod labels: a bad one would only fail later,
+          // when the controller writes the Deployment.
           labels: Type.Optional(
-            MapOf(Str(63, { description: "Label value." }), 64, {
-              description: "Labels of the Runtime Pods.",
-            }),
+            MapOf(
+              Str(63, {
+                description: "Label value.",
+                pattern: "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
+              }),
+              64,
+              {
+                description: "Labels of the Runtime Pods.",
+                "x-kubernetes-validations": [
+                  cel(
+                    `self.all(k, size(k) <= ${Limits.labelKeyLength} && k.matches(${celString(LABEL_KEY_PATTERN)}))`,
+                    "label keys are a name of at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit, with an optional DNS-subdomain prefix and '/'",
+                  ),
+                ],
+              },
+            ),
           ),
           annotations: Type.Optional(
             MapOf(Str(65536, { description: "Annotation value." }), 64, {

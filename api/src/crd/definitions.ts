@@ -4,6 +4,10 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import {
+  ACTION_KIND,
+  ACTION_PLURAL,
+  ACTION_SHORT_NAMES,
+  ACTION_SINGULAR,
   API_VERSION,
   CATEGORY,
   GROUP,
@@ -17,6 +21,14 @@ import {
   RUNTIME_SHORT_NAMES,
   RUNTIME_SINGULAR,
   VERSION,
+  WORKFLOW_KIND,
+  WORKFLOW_PLURAL,
+  WORKFLOW_RUN_KIND,
+  WORKFLOW_RUN_PLURAL,
+  WORKFLOW_RUN_SHORT_NAMES,
+  WORKFLOW_RUN_SINGULAR,
+  WORKFLOW_SHORT_NAMES,
+  WORKFLOW_SINGULAR,
   WORKSPACE_KIND,
   WORKSPACE_PLURAL,
   WORKSPACE_SHORT_NAMES,
@@ -27,6 +39,12 @@ import { RunSpecSchema } from "../run-spec.ts";
 import { RunStatusSchema } from "../run-status.ts";
 import { RuntimeSpecSchema, RuntimeStatusSchema } from "../runtime.ts";
 import { cel, Obj, Str, Type } from "../schema/kube.ts";
+import {
+  ActionSpecSchema,
+  WorkflowRunSpecSchema,
+  WorkflowRunStatusSchema,
+  WorkflowSpecSchema,
+} from "../workflow.ts";
 import { type OpenApiSchema, toOpenApi } from "./openapi.ts";
 
 export interface PrinterColumn {
@@ -50,7 +68,7 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       subresources: {
-        status: Record<string, never>;
+        status?: Record<string, never>;
         scale?: { specReplicasPath: string; statusReplicasPath: string };
       };
       additionalPrinterColumns: PrinterColumn[];
@@ -67,7 +85,8 @@ interface KindDefinition {
   shortNames: readonly string[];
   description: string;
   spec: TSchema;
-  status: TSchema;
+  /** Kinds without one (definitions nobody reconciles) get no status subresource. */
+  status?: TSchema;
   rootRules?: ReturnType<typeof cel>[];
   columns: PrinterColumn[];
   /** Fields usable in field selectors (GA in Kubernetes 1.32); each must be a scalar. */
@@ -84,7 +103,7 @@ function rootSchema(def: KindDefinition): OpenApiSchema {
         // The apiserver allows nothing but `type` here (not even a description).
         metadata: Type.Optional(Type.Unsafe({ type: "object" })),
         spec: def.spec,
-        status: Type.Optional(def.status),
+        ...(def.status ? { status: Type.Optional(def.status) } : {}),
       },
       {
         description: def.description,
@@ -114,7 +133,10 @@ function crd(def: KindDefinition): CustomResourceDefinition {
           name: VERSION,
           served: true,
           storage: true,
-          subresources: { status: {}, ...(def.scale ? { scale: def.scale } : {}) },
+          subresources: {
+            ...(def.status ? { status: {} } : {}),
+            ...(def.scale ? { scale: def.scale } : {}),
+          },
           additionalPrinterColumns: def.columns,
           ...(def.selectableFields
             ? { selectableFields: def.selectableFields.map((jsonPath) => ({ jsonPath })) }
@@ -142,9 +164,10 @@ export const runtimeCrd: CustomResourceDefinition = crd({
   spec: RuntimeSpecSchema,
   status: RuntimeStatusSchema,
   rootRules: [
+    // The name is the Runtime's Service (a DNS-1035 label) and a label value on its pods.
     cel(
-      "size(self.metadata.name) <= 63",
-      "a Runtime name is at most 63 characters: it becomes a label value on its pods",
+      "size(self.metadata.name) <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+      "a Runtime name is a DNS-1035 label (at most 63 lowercase letters, digits and '-', starting with a letter): it names the Runtime's Service and labels its pods",
     ),
   ],
   scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" },
@@ -236,5 +259,69 @@ export const workspaceCrd: CustomResourceDefinition = crd({
   ],
 });
 
+const NAME_63 = (kind: string, why: string) =>
+  cel("size(self.metadata.name) <= 63", `a ${kind} name is at most 63 characters: ${why}`);
+
+export const workflowRunCrd: CustomResourceDefinition = crd({
+  kind: WORKFLOW_RUN_KIND,
+  plural: WORKFLOW_RUN_PLURAL,
+  singular: WORKFLOW_RUN_SINGULAR,
+  shortNames: WORKFLOW_RUN_SHORT_NAMES,
+  description:
+    "One execution of a workflow: jobs ordered by `needs`, each a sequence of steps run as child Runs in a job-local PersistentWorkspace; reusable Workflows and Actions called with `uses:`.",
+  spec: WorkflowRunSpecSchema,
+  status: WorkflowRunStatusSchema,
+  rootRules: [NAME_63("WorkflowRun", "it becomes a label value on its children")],
+  selectableFields: [".status.phase"],
+  columns: [
+    { name: "Phase", type: "string", jsonPath: ".status.phase", description: "Lifecycle phase." },
+    { name: "Reason", type: "string", jsonPath: ".status.reason", description: "Why it is in its phase." },
+    {
+      name: "Workflow",
+      type: "string",
+      jsonPath: ".spec.workflowRef.name",
+      description: "The Workflow it was rendered from.",
+    },
+    { name: "Started", type: "date", jsonPath: ".status.startTime", description: "When it started." },
+    age,
+  ],
+});
+
+export const workflowCrd: CustomResourceDefinition = crd({
+  kind: WORKFLOW_KIND,
+  plural: WORKFLOW_PLURAL,
+  singular: WORKFLOW_SINGULAR,
+  shortNames: WORKFLOW_SHORT_NAMES,
+  description:
+    "A reusable workflow: typed inputs, jobs, outputs. Run it with `krt workflow trigger` or call it from a job with `uses:`.",
+  spec: WorkflowSpecSchema,
+  rootRules: [NAME_63("Workflow", "it is referenced from jobs and labels")],
+  columns: [
+    { name: "Description", type: "string", jsonPath: ".spec.description", description: "What it does." },
+    age,
+  ],
+});
+
+export const actionCrd: CustomResourceDefinition = crd({
+  kind: ACTION_KIND,
+  plural: ACTION_PLURAL,
+  singular: ACTION_SINGULAR,
+  shortNames: ACTION_SHORT_NAMES,
+  description: "A reusable sequence of steps, called by a workflow step with `uses:` + `with:`.",
+  spec: ActionSpecSchema,
+  rootRules: [NAME_63("Action", "it is referenced from steps")],
+  columns: [
+    { name: "Description", type: "string", jsonPath: ".spec.description", description: "What it does." },
+    age,
+  ],
+});
+
 /** Every CRD, in install order. */
-export const crds: readonly CustomResourceDefinition[] = [runtimeCrd, runCrd, workspaceCrd];
+export const crds: readonly CustomResourceDefinition[] = [
+  runtimeCrd,
+  runCrd,
+  workspaceCrd,
+  workflowRunCrd,
+  workflowCrd,
+  actionCrd,
+];
