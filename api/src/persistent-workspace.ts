@@ -45,7 +45,7 @@ export const PersistentWorkspaceSpecSchema = Obj(
         description:
           "The Runtime whose pod holds the directory, in the workspace's namespace. Unset: the Runtime of the first Run that uses it (recorded in status.runtime). Runs using the workspace must name the same Runtime.",
         minLength: 1,
-        pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        pattern: "^[a-z]([-a-z0-9]*[a-z0-9])?$",
         "x-kubernetes-validations": [
           cel("self == oldSelf", "spec.runtime is immutable: the directory lives on its pods"),
         ],

@@ -468,7 +468,8 @@ export const RunSpecSchema = Obj(
     runtime: Str(63, {
       description: "Name of the Runtime, in the Run's namespace, whose pods execute the Run.",
       minLength: 1,
-      pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+      // A Runtime name is a DNS-1035 label (it names the Runtime's Service).
+      pattern: "^[a-z]([-a-z0-9]*[a-z0-9])?$",
       "x-kubernetes-validations": [
         cel("self == oldSelf", "spec.runtime is immutable: create a new Run instead"),
       ],

@@ -234,7 +234,7 @@ const runtimeCases: Case[] = [
     mutate: (o) => {
       o.metadata.name = "r".repeat(64);
     },
-    expect: rejected("a Runtime name is at most 63 characters"),
+    expect: rejected("a Runtime name is a DNS-1035 label (at most 63 lowercase letters"),
   },
   {
     name: "spec is mutable: scale, template and capacity change; status and scale subresources work",
