@@ -169,3 +169,19 @@ export {
   WorkflowRunStatusSchema,
   WorkflowSpecSchema,
 } from "./src/workflow.ts";
+export type { Part, Reference, Scope } from "./src/workflow-expr.ts";
+export { ExpressionError, evaluate, evaluateMap, parseTemplate, referencesIn } from "./src/workflow-expr.ts";
+export type { Issue, JobsShape } from "./src/workflow-validate.ts";
+export {
+  bindInputs,
+  callsOf,
+  checkWith,
+  resolveDefinitions,
+  topologicalOrder,
+  upstreamJobs,
+  validateActionSpec,
+  validateJobs,
+  validateWorkflowRunSpec,
+  validateWorkflowSpec,
+  WorkflowInvalid,
+} from "./src/workflow-validate.ts";
