@@ -43,6 +43,9 @@ export abstract class KrtCommand extends Command<KrtContext> {
       const err = CliError.from(e, this.conn);
       this.context.stderr.write(`error: ${err.message}\n`);
       if (err.hint) this.context.stderr.write(`hint: ${err.hint}\n`);
+      // A stack trace only on request: the error and hint lines are what a user acts on.
+      if (this.context.env.KRT_DEBUG && e instanceof Error && e.stack)
+        this.context.stderr.write(`${e.stack}\n`);
       return err.exitCode;
     }
   }

@@ -29,8 +29,28 @@ export class CliError extends Error {
     if (isConnectionError(e)) return unreachable(e as Error, conn);
     if (e instanceof Error && e.name === "AbortError")
       return new CliError(ExitCode.Unavailable, "the request to the cluster was aborted (timed out)");
-    return new CliError(ExitCode.Internal, e instanceof Error ? (e.stack ?? e.message) : String(e));
+    return new CliError(
+      ExitCode.Internal,
+      `unexpected error: ${e instanceof Error ? `${e.name}: ${e.message.split("\n")[0]}` : String(e)}`,
+      "this is a bug in krt: rerun with KRT_DEBUG=1 for the stack trace and report it",
+    );
   }
+}
+
+/** A file a flag names could not be read: what is wrong with it, in words (exit 64). */
+export function unreadable(flag: string, file: string, e: unknown): CliError {
+  const code = (e as { code?: string }).code ?? "";
+  const why: Record<string, string> = {
+    ENOENT: "no such file",
+    EACCES: "permission denied",
+    EPERM: "permission denied",
+    EISDIR: "it is a directory",
+    ENOTDIR: "a parent of it is not a directory",
+  };
+  return CliError.usage(
+    `${flag} ${file}: cannot read it: ${why[code] ?? (e instanceof Error ? e.message : String(e))}`,
+    "check the path (relative paths start at the current directory; - reads stdin where the flag allows it)",
+  );
 }
 
 /** `POST /apis/kruntimes.io/v1alpha1/namespaces/x/runs` → `create runs.kruntimes.io in namespace x`. */

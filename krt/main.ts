@@ -1,12 +1,14 @@
 #!/usr/bin/env bun
 /**
  * krt entry point: reads argv and the environment once, parses flags with clipanion, and exits
- * with the code the command returned. A parse error (unknown flag, missing argument) exits 64.
+ * with the code the command returned. A parse error (unknown flag, missing argument) exits 64
+ * with one `error:` and one `hint:` line.
  */
 import { Cli } from "clipanion";
 import { createCli } from "./cli.ts";
 import { type KrtContext, wallClockMicros } from "./context.ts";
 import { ExitCode } from "./exit-codes.ts";
+import { describeParseError } from "./parse-errors.ts";
 
 async function main(argv: string[]): Promise<number> {
   const cli = createCli();
@@ -15,8 +17,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     command = cli.process(argv, context);
   } catch (e) {
-    process.stderr.write(cli.error(e, { colored: false }));
-    process.stderr.write("hint: see `krt --help` or `krt <command> --help`\n");
+    const { message, hint } = describeParseError(e as Error, argv);
+    process.stderr.write(`error: ${message}\nhint: ${hint}\n`);
     return ExitCode.Usage;
   }
   return cli.run(command, context);

@@ -6,7 +6,7 @@
  */
 import { Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
-import { CliError } from "../errors.ts";
+import { CliError, unreadable } from "../errors.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { type GatewayTarget, locateGateway, VIA, type Via } from "../gateway/locate.ts";
 import { type SessionClient, sessionClient } from "../gateway/session-client.ts";
@@ -66,9 +66,7 @@ export abstract class GatewayCommand extends KrtCommand {
       try {
         ca = await Bun.file(this.caFile).text();
       } catch (e) {
-        throw CliError.usage(
-          `--ca-file ${this.caFile}: cannot read it: ${e instanceof Error ? e.message : e}`,
-        );
+        throw unreadable("--ca-file", this.caFile, e);
       }
     }
     const session = this.connect(opts);

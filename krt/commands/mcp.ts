@@ -7,7 +7,7 @@
 import { isDuration, parseApiDuration } from "@kruntimes/api";
 import { Command, Option } from "clipanion";
 import { buildInfo } from "../build-info.ts";
-import { CliError } from "../errors.ts";
+import { CliError, unreadable } from "../errors.ts";
 import { DEFAULT_LIMITS, type McpLimits } from "../mcp/limits.ts";
 import { checkHttpOptions, parseListen } from "../mcp/listen.ts";
 import type { GlobalOptions } from "../options.ts";
@@ -194,7 +194,7 @@ export class McpCommand extends GatewayCommand {
     try {
       return await Bun.file(file).text();
     } catch (e) {
-      throw CliError.usage(`${flag} ${file}: cannot read it: ${e instanceof Error ? e.message : e}`);
+      throw unreadable(flag, file, e);
     }
   }
 }

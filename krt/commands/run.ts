@@ -3,7 +3,7 @@ import { parseApiDuration, type Run, RunPhase, RunResource } from "@kruntimes/ap
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
 import { KrtCommand } from "../base-command.ts";
-import { CliError } from "../errors.ts";
+import { CliError, unreadable } from "../errors.ts";
 import { followRunLogs } from "../logs/follow-logs.ts";
 import { streamSink } from "../logs/log-sink.ts";
 import type { GlobalOptions } from "../options.ts";
@@ -224,7 +224,7 @@ export class RunCommand extends KrtCommand {
     try {
       return file === "-" ? await new Response(Bun.stdin.stream()).text() : await Bun.file(file).text();
     } catch (e) {
-      throw CliError.usage(`--file ${file}: cannot read it: ${e instanceof Error ? e.message : e}`);
+      throw unreadable("--file", file, e);
     }
   }
 

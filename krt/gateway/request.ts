@@ -4,7 +4,7 @@
  * and the content type when none is given: application/json for a body that parses as JSON,
  * application/octet-stream otherwise.
  */
-import { CliError } from "../errors.ts";
+import { CliError, unreadable } from "../errors.ts";
 
 export interface InvokeRequestParts {
   body: Uint8Array;
@@ -41,7 +41,7 @@ export async function loadBody(src: BodySource): Promise<Uint8Array> {
   try {
     return await src.read(file);
   } catch (e) {
-    throw CliError.usage(`--data @${file}: cannot read it: ${e instanceof Error ? e.message : e}`);
+    throw unreadable("--data", `@${file}`, e);
   }
 }
 

@@ -269,6 +269,8 @@ describe("toolError hints", () => {
     expect(t(new CliError(ExitCode.Forbidden, "forbidden: you may not create runs", "ask for a Role"))).toBe(
       "error (Forbidden): forbidden: you may not create runs\nnext: ask for a Role",
     );
-    expect(t(new Error("boom"))).toBe("error (Internal): Error: boom");
+    expect(t(new Error("boom"))).toBe(
+      "error (Internal): unexpected error: Error: boom\nnext: this is a bug in krt: rerun with KRT_DEBUG=1 for the stack trace and report it",
+    );
   });
 });

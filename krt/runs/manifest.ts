@@ -5,7 +5,7 @@
  */
 import { Annotations, API_VERSION, RUN_KIND, type Run } from "@kruntimes/api";
 import YAML from "yaml";
-import { CliError } from "../errors.ts";
+import { CliError, unreadable } from "../errors.ts";
 
 export interface ManifestOverrides {
   /** -n, when given: wins over the manifest's namespace. */
@@ -22,7 +22,7 @@ export async function readManifest(file: string, o: ManifestOverrides): Promise<
   try {
     text = file === "-" ? await new Response(Bun.stdin.stream()).text() : await Bun.file(file).text();
   } catch (e) {
-    throw CliError.usage(`--manifest ${file}: cannot read it: ${e instanceof Error ? e.message : e}`);
+    throw unreadable("--manifest", file, e);
   }
   return parseManifest(text, file, o);
 }
@@ -32,7 +32,12 @@ export function parseManifest(text: string, file: string, o: ManifestOverrides):
   if (docs.length !== 1)
     throw CliError.usage(`--manifest ${file}: expected one Run, found ${docs.length} documents`);
   const doc = docs[0] as YAML.Document;
-  if (doc.errors.length) throw CliError.usage(`--manifest ${file}: ${doc.errors[0]?.message}`);
+  // The YAML library's message carries a code frame over several lines; its first line says it all.
+  if (doc.errors.length)
+    throw CliError.usage(
+      `--manifest ${file}: not valid YAML: ${doc.errors[0]?.message.split("\n")[0]?.replace(/:$/, "")}`,
+      "check the indentation and brackets at that line",
+    );
   const run = doc.toJS() as Partial<Run> | null;
   if (!run || typeof run !== "object" || run.kind !== RUN_KIND || run.apiVersion !== API_VERSION)
     throw CliError.usage(`--manifest ${file}: not a Run (want apiVersion ${API_VERSION}, kind ${RUN_KIND})`);

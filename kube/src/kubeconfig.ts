@@ -64,7 +64,15 @@ function fileOrData(base: string, file?: string, data?: string): string | undefi
 export function loadKubeconfigFile(path: string, context?: string): ClusterConnection {
   if (!existsSync(path))
     throw new KubeconfigError(`kubeconfig ${path} does not exist; set KUBECONFIG or pass --kubeconfig`);
-  const raw = parse(readFileSync(path, "utf8")) as RawKubeconfig;
+  let raw: RawKubeconfig;
+  try {
+    raw = (parse(readFileSync(path, "utf8")) ?? {}) as RawKubeconfig;
+  } catch (e) {
+    const first = (e instanceof Error ? (e.message.split("\n")[0] ?? "") : String(e)).replace(/:$/, "");
+    throw new KubeconfigError(`kubeconfig ${path} is not valid YAML: ${first}`);
+  }
+  if (typeof raw !== "object")
+    throw new KubeconfigError(`kubeconfig ${path} is not a kubeconfig (a YAML mapping)`);
   const ctxName = context ?? raw["current-context"];
   if (!ctxName) throw new KubeconfigError(`kubeconfig ${path} has no current-context; pass --context`);
   const ctx = raw.contexts?.find((c) => c.name === ctxName)?.context;
