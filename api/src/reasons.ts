@@ -56,6 +56,7 @@ export const Reason = {
   Drained: "Drained",
   ArtifactsRejected: "ArtifactsRejected",
   ArtifactUploadFailed: "ArtifactUploadFailed",
+  ArtifactInputUnavailable: "ArtifactInputUnavailable",
   IdleTimeout: "IdleTimeout",
   RegistrationFailed: "RegistrationFailed",
   Registered: "Registered",
@@ -93,6 +94,8 @@ export const REASON_DESCRIPTIONS: Record<Reason, string> = {
     "The task left entries in `$KRUNTIME_ARTIFACTS_DIR` that break the artifact rules (symlinks, special files, bad names, count or size limits); none were stored.",
   ArtifactUploadFailed:
     "The artifacts could not be stored after retrying (the store was unreachable or refused them); the task's own result is kept in the status.",
+  ArtifactInputUnavailable:
+    "An artifact in `spec.artifactInputs` could not be staged before the task started: the source Run or its artifact does not exist, it is in another store than this Runtime's, its bytes did not match the recorded size or digest, or the store stayed unreachable after retrying; `status.message` names the Run and artifact. The task did not run. `retryOn` may list it (a store outage passes; a missing artifact does not).",
   IdleTimeout:
     "A function Run received no invocation for `spec.mode.function.idleTimeout`, or a session no operation for `spec.mode.session.idleTimeout`, and ended (phase Succeeded).",
   RegistrationFailed:
@@ -123,6 +126,7 @@ export const RETRYABLE_REASONS = [
   Reason.Signaled,
   Reason.Timeout,
   Reason.RegistrationFailed,
+  Reason.ArtifactInputUnavailable,
 ] as const;
 export type RetryableReason = (typeof RETRYABLE_REASONS)[number];
 

@@ -25,6 +25,23 @@ export function createArtifactMetrics(registry: Registry) {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120, 600],
       registers: [registry],
     }),
+    inputSeconds: new Histogram({
+      name: "kruntimes_runtimed_artifact_input_seconds",
+      help: "Staging one attempt's spec.artifactInputs before its task starts, by result: ok, unavailable.",
+      labelNames: ["result"] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 30, 120, 600],
+      registers: [registry],
+    }),
+    inputBytes: new Counter({
+      name: "kruntimes_runtimed_artifact_input_bytes_total",
+      help: "Bytes of artifact inputs fetched from the store (as stored: archives compressed).",
+      registers: [registry],
+    }),
+    inputRetries: new Counter({
+      name: "kruntimes_runtimed_artifact_input_retries_total",
+      help: "Artifact input fetches retried after a transient store or API failure.",
+      registers: [registry],
+    }),
   };
 }
 export type ArtifactMetrics = ReturnType<typeof createArtifactMetrics>;

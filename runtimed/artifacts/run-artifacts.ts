@@ -32,6 +32,7 @@ import type { Outcome } from "../status/outcome.ts";
 import type { ArtifactMetrics } from "./artifact-metrics.ts";
 import { ArtifactRejection, collect } from "./collect.ts";
 import { openStore, storeLocationOnly } from "./open-store.ts";
+import { InputStager } from "./stage-inputs.ts";
 import type { ArtifactStoreDriver } from "./store.ts";
 import { UploadFailed, uploadAll } from "./uploader.ts";
 
@@ -39,6 +40,8 @@ export const ARTIFACTS_ENV = "KRUNTIME_ARTIFACTS_DIR";
 const FIELD_MANAGER = "kruntimes-runtimed-artifacts";
 const DEFAULT_MAX_ARTIFACT = 1024 ** 3;
 const DEFAULT_MAX_TOTAL = 4 * 1024 ** 3;
+/** Entries an archive input may unpack to (a bound on inodes; collect has none on a directory's). */
+const MAX_UNPACKED_ENTRIES = 1_000_000;
 
 export interface StoredArtifacts {
   refs: ArtifactRef[];
@@ -50,6 +53,8 @@ export class RunArtifacts {
   private readonly store: ArtifactStoreDriver;
   private readonly snapshot: string;
   private readonly storeId: string;
+  /** Stages `spec.artifactInputs` from this same store before a task starts. */
+  readonly inputs: InputStager;
 
   constructor(
     private readonly o: ArtifactOptions,
@@ -63,6 +68,17 @@ export class RunArtifacts {
     const loc = storeLocationOnly(o.store);
     this.snapshot = snapshotJson(loc);
     this.storeId = artifactStoreId(namespace, loc);
+    this.inputs = new InputStager({
+      store: this.store,
+      client,
+      metrics,
+      log,
+      retryBudgetMs: o.retryBudgetMs,
+      retryDelayMs: 200,
+      // A directory's files were at most maxArtifactBytes when it was stored.
+      maxUnpackedBytes: o.store.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT,
+      maxUnpackedEntries: MAX_UNPACKED_ENTRIES,
+    });
   }
 
   dirFor(runUID: string, attempt: number): string {

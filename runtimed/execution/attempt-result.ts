@@ -16,7 +16,7 @@ export function attemptResult(
     return { outcome: lostOutcome(end.message), startedMicros: end.startedMicros, finishedMicros: nowMicros };
   if (end.kind === "refused")
     return {
-      outcome: { phase: RunPhase.Failed, reason: Reason.StartFailed, message: end.message },
+      outcome: { phase: RunPhase.Failed, reason: end.reason ?? Reason.StartFailed, message: end.message },
       finishedMicros: nowMicros,
     };
   const x = end.exited;

@@ -6,6 +6,7 @@
  * execution is gone (the Runtime Server restarted): the attempt is lost.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { Reason } from "@kruntimes/api";
 import {
   type ExecuteRequest,
   OutputStream,
@@ -20,7 +21,8 @@ import { LineSplitter, type Stream } from "./output-lines.ts";
 export type AttemptEnd =
   | { kind: "exited"; exited: TaskExited; startedMicros?: number }
   | { kind: "lost"; message: string; startedMicros?: number }
-  | { kind: "refused"; message: string }
+  /** Not started: StartFailed unless `reason` says otherwise (ArtifactInputUnavailable). */
+  | { kind: "refused"; message: string; reason?: Reason }
   | { kind: "aborted" };
 
 /** Codes that will not change by asking again: the request itself is wrong for this server. */

@@ -18,6 +18,7 @@ import {
 } from "@kruntimes/api";
 import type { TaskStarted } from "@kruntimes/api/gen/kruntimes/runtime/v1/task_pb.ts";
 import { mergeRefs, type RunArtifacts } from "../artifacts/run-artifacts.ts";
+import { InputUnavailable, StagingAborted } from "../artifacts/stage-inputs.ts";
 import { nowMicros } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
@@ -26,6 +27,7 @@ import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import { finalOutcome, type Outcome } from "../status/outcome.ts";
 import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
+import { attemptDirectory } from "../workspaces/run-directory.ts";
 import type { WorkspaceDirs } from "../workspaces/workspace-dirs.ts";
 import { attemptResult } from "./attempt-result.ts";
 import { type AttemptEnd, followAttempt } from "./attempt-stream.ts";
@@ -241,6 +243,10 @@ export class RunSupervisor {
       if ("error" in w) return { kind: "refused", message: w.error };
       workingDir = w.dir;
     }
+    if (this.run.spec.artifactInputs?.length && kind !== "adopt") {
+      const refused = await this.stageInputs(workingDir, log);
+      if (refused) return refused;
+    }
     this.executing = true;
     let runningTimer: ReturnType<typeof setTimeout> | undefined;
     const attemptStart = kind === "retry" ? performance.now() : this.seenAt;
@@ -273,6 +279,30 @@ export class RunSupervisor {
     clearTimeout(runningTimer);
     this.executing = false;
     return end;
+  }
+
+  /**
+   * Fetches `spec.artifactInputs` into the attempt's working directory (a workspace's, or the
+   * per-attempt default the Runtime Server will use); an AttemptEnd when the task must not start.
+   */
+  private async stageInputs(workingDir: string, log: Logger): Promise<AttemptEnd | undefined> {
+    const a = this.d.artifacts;
+    if (!a)
+      return {
+        kind: "refused",
+        reason: Reason.ArtifactInputUnavailable,
+        message: `spec.artifactInputs needs a Runtime with spec.artifactStore (the store the artifacts are in); Runtime ${this.run.spec.runtime} has none`,
+      };
+    const dir = attemptDirectory(this.d.o.workspace, workingDir, this.uid, this.attempt);
+    try {
+      await a.inputs.stage(this.run, dir, this.abort.signal, log);
+      return undefined;
+    } catch (e) {
+      if (e instanceof StagingAborted) return { kind: "aborted" };
+      const message = e instanceof InputUnavailable ? e.message : String(e);
+      log.warn({ err: message }, "artifact inputs not staged; the task does not start");
+      return { kind: "refused", reason: Reason.ArtifactInputUnavailable, message };
+    }
   }
 
   private async writeRunning(attempt: number, startedMicros: number): Promise<void> {
