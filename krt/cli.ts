@@ -22,6 +22,15 @@ import { RuntimeListCommand } from "./commands/runtime-list.ts";
 import { SessionCloseCommand, SessionCreateCommand } from "./commands/session.ts";
 import { VersionCommand } from "./commands/version.ts";
 import { WaitCommand } from "./commands/wait.ts";
+import { WorkflowRunCancelCommand } from "./commands/wfrun-cancel.ts";
+import { WorkflowRunDeleteCommand } from "./commands/wfrun-delete.ts";
+import { WorkflowRunDescribeCommand } from "./commands/wfrun-describe.ts";
+import { WorkflowRunGetCommand } from "./commands/wfrun-get.ts";
+import { WorkflowRunListCommand } from "./commands/wfrun-list.ts";
+import { WorkflowRunLogsCommand } from "./commands/wfrun-logs.ts";
+import { WorkflowGetCommand } from "./commands/workflow-get.ts";
+import { WorkflowListCommand } from "./commands/workflow-list.ts";
+import { WorkflowTriggerCommand } from "./commands/workflow-trigger.ts";
 import type { KrtContext } from "./context.ts";
 
 export const COMMANDS = [
@@ -44,6 +53,15 @@ export const COMMANDS = [
   RuntimeGetCommand,
   ArtifactListCommand,
   ArtifactDownloadCommand,
+  WorkflowListCommand,
+  WorkflowGetCommand,
+  WorkflowTriggerCommand,
+  WorkflowRunListCommand,
+  WorkflowRunGetCommand,
+  WorkflowRunDescribeCommand,
+  WorkflowRunLogsCommand,
+  WorkflowRunCancelCommand,
+  WorkflowRunDeleteCommand,
   BenchCommand,
   VersionCommand,
   CompletionCommand,

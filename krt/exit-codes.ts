@@ -1,7 +1,7 @@
 /**
  * Every exit code krt uses, in one table. Codes 64–78 follow BSD sysexits.h; 80–83 say how a
  * waited-for Run ended when it has no exit code of its own; 84–89 are `krt invoke`'s gateway
- * error classes. `krt run --wait` and `krt wait` exit
+ * error classes; 90–91 how a waited-for WorkflowRun ended. `krt run --wait` and `krt wait` exit
  * with the Run's own `status.exitCode` when it has one (0–255), so a script's code passes through.
  */
 export const ExitCode = {
@@ -44,6 +44,10 @@ export const ExitCode = {
   FunctionUnavailable: 88,
   /** `krt invoke`: the call's deadline passed (DEADLINE_EXCEEDED, 504). */
   DeadlineExceeded: 89,
+  /** `krt workflow trigger --wait`: the WorkflowRun ended Failed. */
+  WorkflowFailed: 90,
+  /** `krt workflow trigger --wait`: the WorkflowRun ended Cancelled. */
+  WorkflowCancelled: 91,
   /** Interrupted (Ctrl-C) after cleaning up. */
   Interrupted: 130,
 } as const;
@@ -54,7 +58,7 @@ export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
   [ExitCode.Ok]: "Success; with `--wait`/`krt wait`: the Run Succeeded (exit code 0).",
   [ExitCode.Usage]: "Bad flags, arguments or flag combinations (e.g. `--file` with `--entrypoint`).",
   [ExitCode.Invalid]: "The API server rejected the object as invalid (HTTP 400/422).",
-  [ExitCode.NotFound]: "The Run or Runtime does not exist (`krt invoke`: gateway 404).",
+  [ExitCode.NotFound]: "The Run, Runtime, Workflow or WorkflowRun does not exist (`krt invoke`: gateway 404).",
   [ExitCode.Unavailable]:
     "The cluster (or, for `krt invoke`, the gateway) is unreachable (connection refused, DNS, TLS).",
   [ExitCode.Internal]: "Unexpected error inside krt.",
@@ -81,5 +85,8 @@ export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
     "`krt invoke`: the gateway could not reach the Run's pod (or its worker crashed) — 503 / UNAVAILABLE; retry.",
   [ExitCode.DeadlineExceeded]:
     "`krt invoke`: the call's deadline (`--timeout`) passed — 504 / DEADLINE_EXCEEDED.",
+  [ExitCode.WorkflowFailed]:
+    "`krt workflow trigger --wait`: the WorkflowRun ended Failed (a job failed, or the definition was invalid); the summary names the jobs and steps.",
+  [ExitCode.WorkflowCancelled]: "`krt workflow trigger --wait`: the WorkflowRun ended Cancelled.",
   [ExitCode.Interrupted]: "Interrupted with Ctrl-C (`krt bench` deletes what it created first).",
 };

@@ -1,16 +1,16 @@
 /**
  * The bash and zsh completion scripts, rendered from the command definitions: command words
  * (two-word groups such as `runtime list` complete their second word), each command's flags, and
- * Run names (from `krt list -o name`, in the namespace/context the command line names) for
- * commands that take a Run.
+ * the names of what a command takes — Runs (`krt list -o name`), WorkflowRuns (`krt wfrun list -o
+ * name`), Workflows (`krt workflow list -o name`) — in the namespace/context the command line names.
  */
 
 export interface CompletionEntry {
   /** e.g. `runtime list`. */
   path: string;
   flags: string[];
-  /** The command's positional is a Run name (complete with `krt list -o name`). */
-  takesRun: boolean;
+  /** The krt command whose `-o name` lists what the positional names (`list`, `wfrun list`); none: flags only. */
+  names?: string;
 }
 
 function cases(commands: readonly CompletionEntry[], render: (c: CompletionEntry) => string): string {
@@ -51,11 +51,11 @@ ${groupCases(commands, (subs) => `COMPREPLY=($(compgen -W "${subs}" -- "$cur"));
     esac
   fi
   case "$cmd" in ${groupNames || "__none__"}) cmd="$cmd \${COMP_WORDS[2]}" ;; esac
-  local flags="" runs=0
+  local flags="" names=""
   case "$cmd" in
-${cases(commands, (c) => `flags="${c.flags.join(" ")}"; runs=${c.takesRun ? 1 : 0}`)}
+${cases(commands, (c) => `flags="${c.flags.join(" ")}"; names="${c.names ?? ""}"`)}
   esac
-  if [[ $cur == -* || $runs -eq 0 ]]; then
+  if [[ $cur == -* || -z $names ]]; then
     COMPREPLY=($(compgen -W "$flags" -- "$cur"))
   else
     local scope=() i
@@ -64,7 +64,7 @@ ${cases(commands, (c) => `flags="${c.flags.join(" ")}"; runs=${c.takesRun ? 1 : 
         -n|--namespace|--context|--kubeconfig) scope+=("\${COMP_WORDS[i]}" "\${COMP_WORDS[i+1]}") ;;
       esac
     done
-    COMPREPLY=($(compgen -W "$(krt list -o name "\${scope[@]}" 2>/dev/null)" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(krt $names -o name "\${scope[@]}" 2>/dev/null)" -- "$cur"))
   fi
 }
 complete -F _krt krt
@@ -86,11 +86,11 @@ ${groupCases(commands, (subs) => `compadd -- ${subs}; return`)}
     esac
   fi
   case $cmd in ${groupNames || "__none__"}) cmd="$cmd \${words[3]}" ;; esac
-  local -a flags; local runs=0
+  local -a flags names
   case "$cmd" in
-${cases(commands, (c) => `flags=(${c.flags.join(" ")}); runs=${c.takesRun ? 1 : 0}`)}
+${cases(commands, (c) => `flags=(${c.flags.join(" ")}); names=(${c.names ?? ""})`)}
   esac
-  if [[ $PREFIX == -* || $runs == 0 ]]; then
+  if [[ $PREFIX == -* || \${#names} == 0 ]]; then
     compadd -- $flags
   else
     local -a scope; local i
@@ -99,7 +99,7 @@ ${cases(commands, (c) => `flags=(${c.flags.join(" ")}); runs=${c.takesRun ? 1 : 
         -n|--namespace|--context|--kubeconfig) scope+=("\${words[i]}" "\${words[i+1]}") ;;
       esac
     done
-    compadd -- \${(f)"$(krt list -o name $scope 2>/dev/null)"}
+    compadd -- \${(f)"$(krt $names -o name $scope 2>/dev/null)"}
   fi
 }
 compdef _krt krt

@@ -11,7 +11,7 @@ export class CompletionCommand extends KrtCommand {
     category: "General",
     description: "Print a shell completion script",
     details:
-      "Completes commands, their flags and, for commands taking a Run, the Run names of the namespace.",
+      "Completes commands, their flags and, for commands taking a Run, WorkflowRun or Workflow, the names of those in the namespace.",
     examples: [
       ["Enable for bash in this shell", "source <(krt completion bash)"],
       ["Install for zsh", "krt completion zsh > ~/.zfunc/_krt  # with ~/.zfunc in $fpath"],
@@ -28,7 +28,7 @@ export class CompletionCommand extends KrtCommand {
         .filter((w) => /^[a-z]/.test(w))
         .join(" "),
       flags: d.options.flatMap((o) => o.definition.split(/[ ,]+/).filter((w) => w.startsWith("-"))),
-      takesRun: /<run>/.test(d.usage),
+      names: namesCommand(d.usage),
     }));
     if (this.shell === "bash") this.print(bashCompletion(commands));
     else if (this.shell === "zsh") this.print(zshCompletion(commands));
@@ -39,4 +39,12 @@ export class CompletionCommand extends KrtCommand {
       );
     return undefined;
   }
+}
+
+/** What lists the names a command's positional takes, by its usage (`<run>`, `<wfrun>`, `<workflow>`). */
+export function namesCommand(usage: string): string | undefined {
+  if (/<run>/.test(usage)) return "list";
+  if (/<wfrun>/.test(usage)) return "wfrun list";
+  if (/<workflow>/.test(usage)) return "workflow list";
+  return undefined;
 }
