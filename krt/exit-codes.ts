@@ -58,7 +58,8 @@ export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
   [ExitCode.Ok]: "Success; with `--wait`/`krt wait`: the Run Succeeded (exit code 0).",
   [ExitCode.Usage]: "Bad flags, arguments or flag combinations (e.g. `--file` with `--entrypoint`).",
   [ExitCode.Invalid]: "The API server rejected the object as invalid (HTTP 400/422).",
-  [ExitCode.NotFound]: "The Run, Runtime, Workflow or WorkflowRun does not exist (`krt invoke`: gateway 404).",
+  [ExitCode.NotFound]:
+    "The Run, Runtime, Workflow or WorkflowRun does not exist (`krt invoke`: gateway 404).",
   [ExitCode.Unavailable]:
     "The cluster (or, for `krt invoke`, the gateway) is unreachable (connection refused, DNS, TLS).",
   [ExitCode.Internal]: "Unexpected error inside krt.",
