@@ -1,6 +1,6 @@
 /**
  * The informers the controller runs: Runtimes, Runs, Runtime Pods, heartbeat Leases, Deployments,
- * PersistentWorkspaces.
+ * PersistentWorkspaces, WorkflowRuns.
  */
 import {
   Labels,
@@ -10,6 +10,8 @@ import {
   RunResource,
   type Runtime,
   RuntimeResource,
+  type WorkflowRun,
+  WorkflowRunResource,
   WorkspaceResource,
 } from "@kruntimes/api";
 import { Informer, type KubeClient, path, R } from "@kruntimes/kube";
@@ -22,6 +24,7 @@ export interface Informers {
   leases: Informer<Lease>;
   deployments: Informer<Deployment>;
   workspaces: Informer<PersistentWorkspace>;
+  workflowRuns: Informer<WorkflowRun>;
 }
 
 const MANAGED = `${Labels.managedBy}=${MANAGED_BY}`;
@@ -37,9 +40,18 @@ export function createInformers(client: KubeClient, namespace: string | undefine
     leases: new Informer<Lease>(client, path(R.leases, namespace), { labelSelector: Labels.runtime }),
     deployments: new Informer<Deployment>(client, path(R.deployments, namespace), { labelSelector: MANAGED }),
     workspaces: new Informer<PersistentWorkspace>(client, path(WorkspaceResource, namespace)),
+    workflowRuns: new Informer<WorkflowRun>(client, path(WorkflowRunResource, namespace)),
   };
 }
 
 export function allInformers(i: Informers): Informer<never>[] {
-  return [i.runtimes, i.runs, i.pods, i.leases, i.deployments, i.workspaces] as unknown as Informer<never>[];
+  return [
+    i.runtimes,
+    i.runs,
+    i.pods,
+    i.leases,
+    i.deployments,
+    i.workspaces,
+    i.workflowRuns,
+  ] as unknown as Informer<never>[];
 }

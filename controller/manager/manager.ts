@@ -27,6 +27,9 @@ import { systemClock } from "../util/clock.ts";
 import { RealTimers } from "../util/timers.ts";
 import { clusterAdmissionDeps } from "../webhook/admission.ts";
 import { serveWebhook, type WebhookServer } from "../webhook/webhook-server.ts";
+import { WorkflowIndex } from "../workflow/workflow-index.ts";
+import { WorkflowReconciler } from "../workflow/workflow-reconciler.ts";
+import { wireWorkflows } from "../workflow/workflow-wiring.ts";
 import { WorkspaceIndex } from "../workspace/workspace-index.ts";
 import { WorkspaceReconciler } from "../workspace/workspace-reconciler.ts";
 import { type WorkspaceWiring, wireWorkspaces, workspaceCacheHooks } from "../workspace/workspace-wiring.ts";
@@ -195,9 +198,24 @@ export class Manager {
       }),
       2,
     );
+    const workflowIndex = new WorkflowIndex();
+    controllers.workflow = make(
+      new WorkflowReconciler({
+        wfruns: this.informers.workflowRuns,
+        runs: this.informers.runs,
+        workspaces: this.informers.workspaces,
+        index: workflowIndex,
+        client,
+        clock,
+        registry: this.registry,
+        log,
+      }),
+      2,
+    );
     this.controllers = controllers;
     wireEvents(this.informers, this.scheduler, controllers, log);
     wireWorkspaces(this.informers, workspaces);
+    wireWorkflows(this.informers, workflowIndex, controllers.workflow, log);
   }
 
   get synced(): boolean {

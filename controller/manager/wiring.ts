@@ -24,6 +24,8 @@ export interface Controllers {
   spentPods: Controller;
   /** PersistentWorkspaces: binding, Lost, Released, active Runs, TTL, the finalizer where no runtimed can. */
   workspace: Controller;
+  /** WorkflowRuns: start, children, status. */
+  workflow: Controller;
 }
 
 export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {

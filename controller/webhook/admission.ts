@@ -12,13 +12,23 @@
  * `spec.workspace` is immutable (CEL), so UPDATEs of Runs need no check.
  */
 import {
+  ACTION_PLURAL,
+  type ActionSpec,
   GROUP,
+  type Issue,
   Labels,
   MANAGED_BY,
   type PersistentWorkspace,
   RUN_PLURAL,
   type Run,
+  validateActionSpec,
+  validateWorkflowRunSpec,
+  validateWorkflowSpec,
+  WORKFLOW_PLURAL,
+  WORKFLOW_RUN_PLURAL,
   WORKSPACE_PLURAL,
+  type WorkflowRunSpec,
+  type WorkflowSpec,
   WorkspaceResource,
 } from "@kruntimes/api";
 import { type KubeClient, KubeError, path } from "@kruntimes/kube";
@@ -51,8 +61,8 @@ export interface AdmissionResponse {
 export interface AdmissionDeps {
   /** The controller's own ServiceAccount as a username (system:serviceaccount:<ns>:<name>). */
   controllerUser: string;
-  /** May `user` do `verb` on `persistentworkspaces/<name>` in `namespace`? */
-  access(user: UserInfo, namespace: string, verb: string, name: string): Promise<boolean>;
+  /** May `user` do `verb` on `<resource>/<name>` (default persistentworkspaces; name "" = any) in `namespace`? */
+  access(user: UserInfo, namespace: string, verb: string, name: string, resource?: string): Promise<boolean>;
   /** The workspace, or undefined when it does not exist. */
   workspace(namespace: string, name: string): Promise<PersistentWorkspace | undefined>;
 }
@@ -64,11 +74,8 @@ function allow(uid: string): AdmissionResponse {
 }
 
 function deny(uid: string, message: string, code = 403): AdmissionResponse {
-  return {
-    uid,
-    allowed: false,
-    status: { code, reason: code === 403 ? "Forbidden" : "InternalError", message },
-  };
+  const reason = code === 403 ? "Forbidden" : code === 422 ? "Invalid" : "InternalError";
+  return { uid, allowed: false, status: { code, reason, message } };
 }
 
 function managedByUs(labels: Record<string, string> | undefined): boolean {
@@ -84,14 +91,19 @@ export async function review(req: AdmissionRequest, d: AdmissionDeps): Promise<A
       (req.operation === "CREATE" || req.operation === "UPDATE")
     )
       return reviewWorkspace(req, d);
+    if (
+      [WORKFLOW_RUN_PLURAL, WORKFLOW_PLURAL, ACTION_PLURAL].includes(req.resource.resource) &&
+      (req.operation === "CREATE" || req.operation === "UPDATE")
+    )
+      return await reviewWorkflow(req, d);
     return allow(req.uid);
   } catch (e) {
     // Failing closed: an authorization question that could not be answered is a no.
-    return deny(
-      req.uid,
-      `could not check PersistentWorkspace access (${(e as Error).message}); try again`,
-      500,
-    );
+    const what =
+      req.resource.resource === RUN_PLURAL || req.resource.resource === WORKSPACE_PLURAL
+        ? "PersistentWorkspace"
+        : "WorkflowRun";
+    return deny(req.uid, `could not check ${what} access (${(e as Error).message}); try again`, 500);
   }
 }
 
@@ -127,11 +139,48 @@ function reviewWorkspace(req: AdmissionRequest, d: AdmissionDeps): AdmissionResp
   );
 }
 
+/**
+ * Workflows, Actions and WorkflowRuns: the graph and expression rules the schema cannot express
+ * (validateWorkflowRunSpec and friends), refused with every problem listed. A WorkflowRun's
+ * creator must also be allowed to create Runs in the namespace: the controller creates its
+ * steps, and must not run code for someone who could not run it themselves.
+ */
+async function reviewWorkflow(req: AdmissionRequest, d: AdmissionDeps): Promise<AdmissionResponse> {
+  const obj = req.object as { spec?: unknown; metadata?: { namespace?: string } } | undefined;
+  const spec = obj?.spec;
+  if (!spec || typeof spec !== "object") return allow(req.uid);
+  let issues: Issue[];
+  switch (req.resource.resource) {
+    case WORKFLOW_RUN_PLURAL:
+      issues = validateWorkflowRunSpec(spec as WorkflowRunSpec);
+      break;
+    case WORKFLOW_PLURAL:
+      issues = validateWorkflowSpec(spec as WorkflowSpec);
+      break;
+    default:
+      issues = validateActionSpec(spec as ActionSpec);
+  }
+  if (issues.length) {
+    const shown = issues.slice(0, 10).map((i) => `${i.path}: ${i.message}`);
+    if (issues.length > 10) shown.push(`… and ${issues.length - 10} more`);
+    return deny(req.uid, `invalid ${req.resource.resource}: ${shown.join("; ")}`, 422);
+  }
+  if (req.resource.resource !== WORKFLOW_RUN_PLURAL || req.operation !== "CREATE") return allow(req.uid);
+  const user = req.userInfo;
+  if (user.username === d.controllerUser) return allow(req.uid);
+  const ns = req.namespace ?? obj?.metadata?.namespace ?? "";
+  if (await d.access(user, ns, "create", "", RUN_PLURAL)) return allow(req.uid);
+  return deny(
+    req.uid,
+    `user "${user.username}" may not create WorkflowRuns in namespace "${ns}" without being allowed to create Runs there (its steps are Runs): ask an administrator of the namespace for create on runs.${GROUP}`,
+  );
+}
+
 /** The real checks: a LocalSubjectAccessReview (namespaced, so a Role can grant it) and a GET. */
 export function clusterAdmissionDeps(client: KubeClient, controllerUser: string): AdmissionDeps {
   return {
     controllerUser,
-    async access(user, namespace, verb, name) {
+    async access(user, namespace, verb, name, resource = WORKSPACE_PLURAL) {
       const res = await client.create<{ status?: { allowed?: boolean } }>(
         `/apis/authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/localsubjectaccessreviews`,
         {
@@ -143,7 +192,7 @@ export function clusterAdmissionDeps(client: KubeClient, controllerUser: string)
             ...(user.uid ? { uid: user.uid } : {}),
             ...(user.groups ? { groups: user.groups } : {}),
             ...(user.extra ? { extra: user.extra } : {}),
-            resourceAttributes: { namespace, verb, group: GROUP, resource: WORKSPACE_PLURAL, name },
+            resourceAttributes: { namespace, verb, group: GROUP, resource, ...(name ? { name } : {}) },
           },
         },
       );

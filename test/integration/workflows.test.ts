@@ -1,0 +1,335 @@
+/**
+ * WorkflowRuns on the local cluster: the controller as a process with the REAL runtimed and
+ * Runtime Server. Data through the job workspace and outputs between jobs, a reusable Workflow
+ * called twice with different inputs, an Action used in two jobs, failure → Skipped, cancellation
+ * mid-run, invalid graphs refused before any child exists, and the controller SIGKILLed between
+ * creating a child and writing the status (no duplicate child, correct final status).
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import {
+  ActionResource,
+  type Run,
+  RunResource,
+  type Runtime,
+  WorkflowResource,
+  type WorkflowRun,
+  WorkflowRunResource,
+  type WorkflowRunSpec,
+} from "@kruntimes/api";
+import { type KubeClient, path } from "@kruntimes/kube";
+import {
+  type ControllerProcess,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
+import { createRuntime, getRuntime, installCrds } from "../../controller/testing/cluster/objects.ts";
+import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+
+const cluster = testCluster();
+const suite = cluster?.local ? describe : describe.skip;
+
+setDefaultTimeout(90_000);
+
+suite("WorkflowRuns (controller + real runtimed)", () => {
+  const client = cluster?.client as KubeClient;
+  let ns: { name: string; remove(): Promise<void> };
+  let ctl: ControllerProcess;
+
+  const wfPath = (name?: string) => path(WorkflowRunResource, ns.name, name);
+  async function createWfRun(name: string, spec: Partial<WorkflowRunSpec>): Promise<WorkflowRun> {
+    return client.create<WorkflowRun>(wfPath(), {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "WorkflowRun",
+      metadata: { name },
+      spec: { runtime: "bash", ...spec } as WorkflowRunSpec,
+    });
+  }
+  const until = (name: string, what: string, ok: (w: WorkflowRun) => boolean, ms = 60_000) =>
+    eventually(
+      `WorkflowRun ${name} ${what}`,
+      async () => {
+        const w = await client.get<WorkflowRun>(wfPath(name));
+        return ok(w) ? w : undefined;
+      },
+      ms,
+    );
+  const ended = (name: string, ms = 60_000) =>
+    until(name, "ended", (w) => ["Succeeded", "Failed", "Cancelled"].includes(w.status?.phase ?? ""), ms);
+  const childRuns = async (wf: string) =>
+    (
+      await client.list<Run>(path(RunResource, ns.name), {
+        labelSelector: `kruntimes.io/workflowrun=${wf}`,
+      })
+    ).items;
+
+  beforeAll(async () => {
+    await installCrds(client);
+    ns = await testNamespace(client, "krt-workflows");
+    ctl = startController({
+      namespace: ns.name,
+      kubeconfig: cluster?.kubeconfig as string,
+      runtimed: "real",
+    });
+    await ctl.waitFor("scheduling and reconciling");
+    await createRuntime(client, ns.name, {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "Runtime",
+      metadata: { name: "bash" },
+      spec: {
+        replicas: 2,
+        capacity: { runs: 8 },
+        template: {
+          spec: {
+            terminationGracePeriodSeconds: 2,
+            containers: [{ name: "runtime", image: "ghcr.io/kruntimes/bash" }],
+          },
+        },
+      },
+    } as Runtime);
+    await eventually(
+      "Runtime bash: 2 pods available",
+      async () => (await getRuntime(client, ns.name, "bash")).status?.availableReplicas === 2,
+      120_000,
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    ctl?.kill();
+    await ctl?.exited;
+    await ns?.remove();
+  }, 90_000);
+
+  test("jobs share data through the job workspace and outputs flow downstream", async () => {
+    await createWfRun("pipeline", {
+      inputs: { greeting: "hello" },
+      jobs: {
+        build: {
+          steps: [
+            { name: "write", run: 'echo "${{ inputs.greeting }} from $KRUNTIME_WORKFLOW_JOB" > msg.txt' },
+            {
+              name: "read",
+              run: 'echo "digest=$(sha256sum msg.txt | cut -c1-12)" >> "$KRUNTIME_OUTPUTS"; echo "text=$(cat msg.txt)" >> "$KRUNTIME_OUTPUTS"',
+              outputs: ["digest", "text"],
+            },
+          ],
+          outputs: { digest: "${{ steps.read.outputs.digest }}", text: "${{ steps.read.outputs.text }}" },
+        },
+        test: {
+          needs: ["build"],
+          env: [{ name: "D", value: "${{ jobs.build.outputs.digest }}" }],
+          steps: [
+            {
+              name: "check",
+              run: 'test -n "$D" && echo "seen=$D" >> "$KRUNTIME_OUTPUTS"',
+              outputs: ["seen"],
+            },
+          ],
+          outputs: { seen: "${{ steps.check.outputs.seen }}" },
+        },
+      },
+      outputs: { text: "${{ jobs.build.outputs.text }}", seen: "${{ jobs.test.outputs.seen }}" },
+    });
+    const w = await ended("pipeline");
+    expect(w.status?.phase).toBe("Succeeded");
+    expect(w.status?.outputs?.text).toBe("hello from build");
+    expect(w.status?.outputs?.seen).toBe(w.status?.jobs?.build?.outputs?.digest);
+    const build = w.status?.jobs?.build;
+    expect(build?.steps?.map((s) => [s.name, s.phase])).toEqual([
+      ["write", "Succeeded"],
+      ["read", "Succeeded"],
+    ]);
+    expect(build?.startTime).toBeDefined();
+    expect(w.status?.conditions?.[0]).toMatchObject({
+      type: "Finished",
+      status: "True",
+      reason: "Succeeded",
+    });
+    // Both steps ran on the job workspace's pod; the workspace is deleted once the job settled.
+    const runs = await childRuns("pipeline");
+    expect(runs).toHaveLength(3);
+    const buildRuns = runs.filter((r) => r.metadata.labels?.["kruntimes.io/workflow-job"] === "build");
+    expect(new Set(buildRuns.map((r) => r.status?.assignment?.pod)).size).toBe(1);
+    await eventually(
+      "job workspaces deleted",
+      async () =>
+        (
+          await client.list(
+            path({ group: "kruntimes.io", version: "v1alpha1", plural: "persistentworkspaces" }, ns.name),
+            {
+              labelSelector: "kruntimes.io/workflowrun=pipeline",
+            },
+          )
+        ).items.length === 0,
+      30_000,
+    );
+  });
+
+  test("a failed step fails its job; dependants are Skipped, independent jobs finish", async () => {
+    await createWfRun("failing", {
+      jobs: {
+        bad: {
+          steps: [
+            { name: "boom", run: "echo nope >&2; exit 3" },
+            { name: "never", run: "true" },
+          ],
+        },
+        after: { needs: ["bad"], steps: [{ name: "s", run: "true" }] },
+        other: { steps: [{ name: "s", run: "sleep 0.2" }] },
+      },
+    });
+    const w = await ended("failing");
+    expect(w.status?.phase).toBe("Failed");
+    expect(w.status?.reason).toBe("JobFailed");
+    const jobs = w.status?.jobs ?? {};
+    expect(jobs.bad?.phase).toBe("Failed");
+    expect(jobs.bad?.reason).toBe("StepFailed");
+    expect(jobs.bad?.steps?.map((s) => [s.name, s.phase])).toEqual([
+      ["boom", "Failed"],
+      ["never", "Skipped"],
+    ]);
+    expect(jobs.bad?.steps?.[0]?.exitCode).toBe(3);
+    expect(jobs.after).toMatchObject({ phase: "Skipped", reason: "DependencyFailed" });
+    expect(jobs.other?.phase).toBe("Succeeded");
+    expect((await childRuns("failing")).length).toBe(2);
+  });
+
+  test("a reusable Workflow called twice with different inputs, and an Action used in two jobs", async () => {
+    await client.create(path(ActionResource, ns.name), {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "Action",
+      metadata: { name: "shout" },
+      spec: {
+        inputs: { word: { required: true }, times: { type: "number", default: "2" } },
+        steps: [
+          {
+            name: "say",
+            run: 'for i in $(seq ${{ inputs.times }}); do printf "%s" "${{ inputs.word }}"; done > said.txt; echo "said=$(cat said.txt)" >> "$KRUNTIME_OUTPUTS"',
+            outputs: ["said"],
+          },
+        ],
+        outputs: { said: "${{ steps.say.outputs.said }}" },
+      },
+    });
+    await client.create(path(WorkflowResource, ns.name), {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "Workflow",
+      metadata: { name: "greet" },
+      spec: {
+        runtime: "bash",
+        inputs: { who: { required: true } },
+        jobs: {
+          hello: {
+            steps: [
+              { name: "loud", uses: "shout", with: { word: "${{ inputs.who }}" } },
+              { name: "check", run: 'test "$(cat said.txt)" = "${{ steps.loud.outputs.said }}"' },
+            ],
+            outputs: { said: "${{ steps.loud.outputs.said }}" },
+          },
+        },
+        outputs: { said: "${{ jobs.hello.outputs.said }}" },
+      },
+    });
+    await createWfRun("callers", {
+      jobs: {
+        a: { uses: "greet", with: { who: "ab" } },
+        b: { uses: "greet", with: { who: "xyz" } },
+        c: {
+          steps: [{ name: "once", uses: "shout", with: { word: "q", times: "3" } }],
+          outputs: { s: "${{ steps.once.outputs.said }}" },
+        },
+      },
+      outputs: {
+        a: "${{ jobs.a.outputs.said }}",
+        b: "${{ jobs.b.outputs.said }}",
+        c: "${{ jobs.c.outputs.s }}",
+      },
+    });
+    const w = await ended("callers", 90_000);
+    expect(w.status?.phase).toBe("Succeeded");
+    expect(w.status?.outputs).toEqual({ a: "abab", b: "xyzxyz", c: "qqq" });
+    expect(w.status?.jobs?.a?.workflowRun).toBeDefined();
+    const nested = await client.get<WorkflowRun>(wfPath(w.status?.jobs?.a?.workflowRun));
+    expect(nested.spec.workflowRef?.name).toBe("greet");
+    expect(nested.status?.depth).toBe(1);
+    expect(nested.status?.jobs?.hello?.steps?.map((s) => s.name)).toEqual(["loud.say", "check"]);
+    expect(w.status?.definitions?.workflows?.greet).toBeDefined();
+  });
+
+  test("cancellation mid-run cancels the running step and starts nothing new", async () => {
+    await createWfRun("cancelme", {
+      jobs: {
+        slow: {
+          steps: [
+            { name: "wait", run: "sleep 30" },
+            { name: "after", run: "true" },
+          ],
+        },
+        later: { needs: ["slow"], steps: [{ name: "s", run: "true" }] },
+      },
+    });
+    await until(
+      "cancelme",
+      "running its first step",
+      (w) => w.status?.jobs?.slow?.steps?.[0]?.phase === "Running",
+    );
+    await client.patch(wfPath("cancelme"), { spec: { termination: { mode: "Immediate" } } }, "merge");
+    const w = await ended("cancelme", 30_000);
+    expect(w.status?.phase).toBe("Cancelled");
+    expect(w.status?.jobs?.slow?.phase).toBe("Cancelled");
+    expect(w.status?.jobs?.later?.phase).toBe("Cancelled");
+    const runs = await childRuns("cancelme");
+    expect(runs.map((r) => r.status?.phase)).toEqual(["Cancelled"]);
+  });
+
+  test("invalid graphs and missing definitions fail before any child exists", async () => {
+    // The controller checks again what the admission webhook (not installed here) refuses.
+    await createWfRun("badref", {
+      jobs: {
+        a: { steps: [{ name: "s", run: "echo ${{ jobs.b.outputs.x }}" }] },
+        b: { steps: [{ name: "s", run: "true" }] },
+      },
+    });
+    await createWfRun("nodef", { jobs: { a: { uses: "does-not-exist" } } });
+    const bad = await ended("badref");
+    expect(bad.status).toMatchObject({ phase: "Failed", reason: "InvalidWorkflow" });
+    expect(bad.status?.message).toContain('job "b" is not upstream of this job');
+    const nodef = await ended("nodef");
+    expect(nodef.status).toMatchObject({ phase: "Failed", reason: "DefinitionNotFound" });
+    expect(await childRuns("badref")).toHaveLength(0);
+    expect(await childRuns("nodef")).toHaveLength(0);
+    // The schema refuses cycles it can see locally: a job that needs an unknown one.
+    const err = await createWfRun("unknown-need", {
+      jobs: { a: { needs: ["zzz"], steps: [{ name: "s", run: "true" }] } },
+    }).catch((e: Error) => e);
+    expect(String(err)).toContain("every name in `needs` must be another job of this workflow");
+  });
+
+  test("controller SIGKILLed right after creating children: no duplicate, correct final status", async () => {
+    await createWfRun("survivor", {
+      jobs: {
+        one: {
+          steps: [
+            { name: "a", run: "sleep 1" },
+            { name: "b", run: 'echo "n=1" >> "$KRUNTIME_OUTPUTS"', outputs: ["n"] },
+          ],
+        },
+        two: { steps: [{ name: "a", run: "sleep 1" }] },
+      },
+    });
+    // Kill as soon as the first child Run exists — before or after its status write landed.
+    await eventually("a child Run of survivor", async () => (await childRuns("survivor")).length > 0, 30_000);
+    ctl.kill("SIGKILL");
+    await ctl.exited;
+    ctl = startController({
+      namespace: ns.name,
+      kubeconfig: cluster?.kubeconfig as string,
+      runtimed: "real",
+    });
+    await ctl.waitFor("scheduling and reconciling");
+    const w = await ended("survivor");
+    expect(w.status?.phase).toBe("Succeeded");
+    const runs = await childRuns("survivor");
+    expect(runs).toHaveLength(3);
+    expect(new Set(runs.map((r) => r.metadata.name)).size).toBe(3);
+    expect(w.status?.jobs?.one?.steps?.[1]?.outputs).toEqual({ n: "1" });
+  });
+});
