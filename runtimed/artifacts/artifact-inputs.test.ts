@@ -148,10 +148,14 @@ describe("untar", () => {
 
 describe("working directories", () => {
   test("the attempt's directory mirrors the Runtime Server's working_dir rule", () => {
-    expect(attemptDirectory("/workspace", "", "uid-1", 2)).toBe("/workspace/runs/uid-1/2");
-    expect(attemptDirectory("/workspace", "workspaces/ws-abcd1234", "uid-1", 2)).toBe(
-      "/workspace/runs/workspaces/ws-abcd1234",
-    );
+    expect(attemptDirectory("/workspace", "", "uid-1", 2)).toEqual({
+      root: "/workspace/runs",
+      rel: "uid-1/2",
+    });
+    expect(attemptDirectory("/workspace", "workspaces/ws-abcd1234", "uid-1", 2)).toEqual({
+      root: "/workspace/runs",
+      rel: "workspaces/ws-abcd1234",
+    });
   });
 
   test("makeDirsBelow makes 0777 directories and never goes through a link", async () => {
@@ -270,6 +274,7 @@ describe("InputStager (filesystem store)", () => {
       spec: { runtime: "bash", mode: { task: {} }, artifactInputs: inputs },
     }) as Run;
   const signal = new AbortController().signal;
+  const at = (wd: string) => ({ root: wd, rel: "" });
 
   test("a file and a directory land at their names or paths, verified, replacing what was there", async () => {
     const src = await stored({
@@ -277,15 +282,16 @@ describe("InputStager (filesystem store)", () => {
       "site/index.html": "<p>hi</p>",
       "site/css/a.css": "p{}",
     });
-    const wd = join(tmp("wd"), "runs/use-uid/1");
-    mkdirSync(join(wd, "in/web/old"), { recursive: true }); // an earlier copy: replaced whole
+    // The working directory and its parents do not exist yet (the Runtime Server makes it later).
+    const root = join(tmp("wd"), "runs");
+    const wd = join(root, "use-uid/1");
     const staged = await stager(src).stage(
       consumer([
         { run: "build", name: "report.txt" },
         { run: "build", name: "site", path: "in/web" },
         { run: "build", name: "report.txt", path: "in/copy.txt" },
       ]),
-      wd,
+      { root, rel: "use-uid/1" },
       signal,
       log,
     );
@@ -298,8 +304,18 @@ describe("InputStager (filesystem store)", () => {
     expect(statSync(join(wd, "in/web")).mode & 0o777).toBe(0o777);
     expect(statSync(join(wd, "report.txt")).mode & 0o777).toBe(0o666);
     expect(readdirSync(join(wd, "in")).sort()).toEqual(["copy.txt", "web"]); // no temporaries left
+    expect(statSync(join(root, "use-uid")).mode & 0o777).toBe(0o777);
+    // Staged again over an earlier copy that has more in it: replaced whole, not merged.
+    writeFileSync(join(wd, "in/web/stale.txt"), "old");
+    await stager(src).stage(
+      consumer([{ run: "build", name: "site", path: "in/web" }]),
+      { root, rel: "use-uid/1" },
+      signal,
+      log,
+    );
+    expect(readdirSync(join(wd, "in/web")).sort()).toEqual(["css", "index.html"]);
     expect(await registry.getSingleMetricAsString("kruntimes_runtimed_artifact_input_seconds")).toContain(
-      'kruntimes_runtimed_artifact_input_seconds_count{result="ok"} 1',
+      'kruntimes_runtimed_artifact_input_seconds_count{result="ok"} 2',
     );
   });
 
@@ -310,23 +326,23 @@ describe("InputStager (filesystem store)", () => {
     const run = consumer([{ run: "build", name: "data.bin" }]);
     const wd = tmp("wd2");
     const err = await stager(src)
-      .stage(run, wd, signal, log)
+      .stage(run, at(wd), signal, log)
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputUnavailable);
     expect((err as Error).message).toContain("artifact build/data.bin does not match what its Run recorded");
     expect(readdirSync(wd)).toEqual([]);
 
     rmSync(join(storeRoot, ref.location));
-    await expect(stager(src).stage(run, wd, signal, log)).rejects.toThrow(
+    await expect(stager(src).stage(run, at(wd), signal, log)).rejects.toThrow(
       "artifact build/data.bin is recorded but missing from the store",
     );
-    await expect(stager(undefined).stage(run, wd, signal, log)).rejects.toThrow(
+    await expect(stager(undefined).stage(run, at(wd), signal, log)).rejects.toThrow(
       `run build (named in spec.artifactInputs) does not exist in namespace ${NS}`,
     );
     const src2 = await stored({ "x.txt": "x" });
     symlinkSync(tmp("target"), join(wd, "in"));
     await expect(
-      stager(src2).stage(consumer([{ run: "build", name: "x.txt", path: "in/x.txt" }]), wd, signal, log),
+      stager(src2).stage(consumer([{ run: "build", name: "x.txt", path: "in/x.txt" }]), at(wd), signal, log),
     ).rejects.toThrow("is a symbolic link; runtimed does not write through links");
     expect(lstatSync(join(wd, "in")).isSymbolicLink()).toBe(true);
   });
@@ -347,15 +363,15 @@ describe("InputStager (filesystem store)", () => {
     };
     const run = consumer([{ run: "build", name: "t.txt" }]);
     const wd = tmp("wd3");
-    await stager(src, flaky, 10_000).stage(run, wd, signal, log);
+    await stager(src, flaky, 10_000).stage(run, at(wd), signal, log);
     expect(readFileSync(join(wd, "t.txt"), "utf8")).toBe("t");
     failures = 1000;
-    await expect(stager(src, flaky, 30).stage(run, wd, signal, log)).rejects.toThrow(
+    await expect(stager(src, flaky, 30).stage(run, at(wd), signal, log)).rejects.toThrow(
       "failed after retrying for 0s: 503 SlowDown; check that the artifact store is reachable",
     );
     const aborted = new AbortController();
     aborted.abort();
-    await expect(stager(src, flaky, 10_000).stage(run, wd, aborted.signal, log)).rejects.toBeInstanceOf(
+    await expect(stager(src, flaky, 10_000).stage(run, at(wd), aborted.signal, log)).rejects.toBeInstanceOf(
       StagingAborted,
     );
   });
@@ -385,7 +401,7 @@ describe("InputStager (filesystem store)", () => {
       gzipSync(Buffer.from("not a tar")).subarray(0, 12),
     );
     await expect(
-      stager(run).stage(consumer([{ run: "build", name: "d" }]), tmp("wd4"), signal, log),
+      stager(run).stage(consumer([{ run: "build", name: "d" }]), at(tmp("wd4")), signal, log),
     ).rejects.toThrow("artifact build/d is not valid gzip");
   });
 });

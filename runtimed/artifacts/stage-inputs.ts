@@ -64,14 +64,27 @@ function transient(e: KubeError): Error {
 export class InputStager {
   constructor(private readonly d: StageDeps) {}
 
-  /** Stages every input of `run` into `workingDir` (absolute, existing or creatable). */
-  async stage(run: Run, workingDir: string, signal: AbortSignal, log: Logger): Promise<Staged> {
+  /**
+   * Stages every input of `run` into the working directory `<root>/<rel>` (`root`: the Runtime
+   * Server's root for working directories; what is missing is made, mode 0777).
+   */
+  async stage(
+    run: Run,
+    dir: { root: string; rel: string },
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<Staged> {
     const inputs = run.spec.artifactInputs ?? [];
     const t0 = performance.now();
     let bytes = 0;
+    /** Time spent reading source Runs from the API (the rest is the store and the disk). */
+    const timing = { apiMs: 0 };
     try {
-      await makeDirsBelow(workingDir, "");
-      for (const input of inputs) bytes += await this.stageOne(run, input, workingDir, signal, log);
+      const workingDir = await makeDirsBelow(dir.root, dir.rel);
+      // One read of each source Run, however many of its artifacts are staged.
+      const sources = new Map<string, Promise<Run>>();
+      for (const input of inputs)
+        bytes += await this.stageOne(run, input, workingDir, sources, timing, signal, log);
     } catch (e) {
       if (e instanceof StagingAborted || signal.aborted) throw new StagingAborted("abandoned");
       this.d.metrics.inputSeconds.observe({ result: "unavailable" }, (performance.now() - t0) / 1000);
@@ -80,7 +93,10 @@ export class InputStager {
     const ms = performance.now() - t0;
     this.d.metrics.inputSeconds.observe({ result: "ok" }, ms / 1000);
     this.d.metrics.inputBytes.inc(bytes);
-    log.info({ artifacts: inputs.length, bytes, ms: Math.round(ms * 10) / 10 }, "artifact inputs staged");
+    log.info(
+      { artifacts: inputs.length, bytes, ms: round(ms), apiMs: round(timing.apiMs) },
+      "artifact inputs staged",
+    );
     return { artifacts: inputs.length, bytes, ms };
   }
 
@@ -88,12 +104,23 @@ export class InputStager {
     run: Run,
     input: ArtifactInput,
     workingDir: string,
+    sources: Map<string, Promise<Run>>,
+    timing: { apiMs: number },
     signal: AbortSignal,
     log: Logger,
   ): Promise<number> {
     const what = inputName(input);
     const ns = run.metadata.namespace ?? "";
-    const source = await this.retrying(what, signal, log, () => this.readRun(ns, input.run));
+    let read = sources.get(input.run);
+    if (!read) {
+      const t0 = performance.now();
+      read = this.retrying(what, signal, log, () => this.readRun(ns, input.run));
+      sources.set(input.run, read);
+      await read.finally(() => {
+        timing.apiMs += performance.now() - t0;
+      });
+    }
+    const source = await read;
     const r = resolveInput(source, input, this.d.store);
     if ("error" in r) throw new InputUnavailable(r.error);
     const parentRel = dirname(r.dest) === "." ? "" : dirname(r.dest);
@@ -225,6 +252,10 @@ function localFailure(e: unknown): boolean {
       code,
     )
   );
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }
 
 function message(e: unknown): string {

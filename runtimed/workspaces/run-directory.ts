@@ -13,16 +13,16 @@ export function runsRoot(workspace: string): string {
 }
 
 /**
- * The absolute working directory of an attempt, as the Runtime Server resolves
- * `ExecuteRequest.working_dir`: the given one (a PersistentWorkspace's), else `<run_uid>/<attempt>`.
+ * The working directory of an attempt as the Runtime Server resolves `ExecuteRequest.working_dir`:
+ * the given one (a PersistentWorkspace's), else `<run_uid>/<attempt>`, below `<workspace>/runs`.
  */
 export function attemptDirectory(
   workspace: string,
   workingDir: string,
   runUID: string,
   attempt: number,
-): string {
-  return join(runsRoot(workspace), workingDir === "" ? join(runUID, String(attempt)) : workingDir);
+): { root: string; rel: string } {
+  return { root: runsRoot(workspace), rel: workingDir === "" ? `${runUID}/${attempt}` : workingDir };
 }
 
 export class UnsafePath extends Error {

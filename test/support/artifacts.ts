@@ -43,17 +43,18 @@ export function sha256Digest(b: Uint8Array | string): string {
 
 /**
  * Starts a controller for `ns` running the real runtimed and creates Runtime "bash" (one pod, 8
- * slots, artifacts up to 1 MiB in `store`); resolves once its pod is Ready.
+ * slots, artifacts up to `maxArtifactBytes`, default 1 MiB, in `store`); resolves once its pod is Ready.
  */
 export async function startArtifactRuntime(
   client: KubeClient,
   ns: string,
   kubeconfig: string,
   store: Omit<ArtifactStore, "maxArtifactBytes">,
+  maxArtifactBytes = 1024 * 1024,
 ): Promise<ControllerProcess> {
   const ctl = startController({ namespace: ns, kubeconfig, runtimed: "real" });
   try {
-    await startRuntime(client, ns, ctl, store);
+    await startRuntime(client, ns, ctl, { ...store, maxArtifactBytes });
   } catch (e) {
     // The caller never gets the process to stop: stop it here, or it outlives the test file.
     ctl.kill();
@@ -67,7 +68,7 @@ async function startRuntime(
   client: KubeClient,
   ns: string,
   ctl: ControllerProcess,
-  store: Omit<ArtifactStore, "maxArtifactBytes">,
+  store: ArtifactStore,
 ): Promise<void> {
   await ctl.waitFor("scheduling and reconciling");
   await createRuntime(
@@ -75,7 +76,7 @@ async function startRuntime(
     ns,
     imageRuntime("bash", "ghcr.io/kruntimes/bash", {
       replicas: 1,
-      artifactStore: { ...store, maxArtifactBytes: 1024 * 1024 },
+      artifactStore: store,
     }),
   );
   await eventually("bash pod ready", async () => (await readyPods(client, ns, "bash")).length === 1, 120_000);
