@@ -572,10 +572,15 @@ class Planner {
 
     // Workspace: created with the first step; lost is shown, never hidden.
     const lost = ws?.status?.phase === WorkspacePhase.Lost;
-    if (lost && phase === JobPhase.Running) {
+    // Lost wins over the step failure it usually causes (the step's pod went away with it).
+    if (lost && (phase === JobPhase.Running || phase === JobPhase.Failed)) {
       phase = JobPhase.Failed;
       reason = WorkflowReason.WorkspaceLost;
-      message = `PersistentWorkspace ${wsName} was lost: ${ws?.status?.message ?? "its pod went away"}; the job's files are gone`;
+      message =
+        `PersistentWorkspace ${wsName} was lost: ${ws?.status?.message ?? "its pod went away"}; the job's files are gone${message ? ` (${message})` : ""}`.slice(
+          0,
+          4096,
+        );
       for (const st of statuses)
         if (st.run && (st.phase === StepPhase.Running || st.phase === StepPhase.Pending)) {
           const r = this.o.runs.get(st.run);

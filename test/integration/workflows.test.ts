@@ -303,6 +303,41 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
     expect(String(err)).toContain("every name in `needs` must be another job of this workflow");
   });
 
+  test("the Runtime pod holding a job's workspace is lost: the job shows it", async () => {
+    await createWfRun("losing", {
+      jobs: {
+        work: {
+          steps: [
+            { name: "long", run: "sleep 60" },
+            { name: "after", run: "true" },
+          ],
+        },
+        next: { needs: ["work"], steps: [{ name: "s", run: "true" }] },
+      },
+    });
+    const running = await until(
+      "losing",
+      "running",
+      (w) => w.status?.jobs?.work?.steps?.[0]?.phase === "Running",
+    );
+    const ws = await client.get<{ status?: { boundPod?: string } }>(
+      path(
+        { group: "kruntimes.io", version: "v1alpha1", plural: "persistentworkspaces" },
+        ns.name,
+        running.status?.jobs?.work?.workspace,
+      ),
+    );
+    expect(ws.status?.boundPod).toBeDefined();
+    await client.delete(path({ version: "v1", plural: "pods" }, ns.name, ws.status?.boundPod), {
+      gracePeriodSeconds: 0,
+    });
+    const w = await ended("losing", 60_000);
+    expect(w.status?.phase).toBe("Failed");
+    expect(w.status?.jobs?.work).toMatchObject({ phase: "Failed", reason: "WorkspaceLost" });
+    expect(w.status?.jobs?.work?.message).toContain("the job's files are gone");
+    expect(w.status?.jobs?.next?.phase).toBe("Skipped");
+  });
+
   test("controller SIGKILLed right after creating children: no duplicate, correct final status", async () => {
     await createWfRun("survivor", {
       jobs: {
