@@ -116,3 +116,90 @@ describe("workspace admission", () => {
     );
   });
 });
+
+describe("workflow admission", () => {
+  const wfReq = (
+    resource: "workflowruns" | "workflows" | "actions",
+    spec: unknown,
+    username = "alice",
+    operation: "CREATE" | "UPDATE" = "CREATE",
+  ): AdmissionRequest => ({
+    uid: "req-2",
+    resource: { group: "kruntimes.io", version: "v1alpha1", resource },
+    operation,
+    namespace: "ns",
+    userInfo: { username },
+    object: { metadata: { name: "x", namespace: "ns" }, spec },
+  });
+  const grantsRuns = (users: string[]) => {
+    const asked: string[] = [];
+    const d: AdmissionDeps = {
+      controllerUser: CONTROLLER,
+      async access(user, namespace, verb, name, resource) {
+        asked.push(`${user.username} ${verb} ${resource}/${name || "*"} in ${namespace}`);
+        return users.includes(user.username) && verb === "create" && resource === "runs";
+      },
+      async workspace() {
+        return undefined;
+      },
+    };
+    return { d, asked };
+  };
+  const cycle = {
+    runtime: "bash",
+    jobs: {
+      a: { needs: ["b"], steps: [{ name: "s", run: "true" }] },
+      b: { needs: ["a"], steps: [{ name: "s", run: "true" }] },
+    },
+  };
+
+  test("a WorkflowRun whose graph has a cycle is refused (422) with the cycle named, before any access check", async () => {
+    const { d, asked } = grantsRuns(["alice"]);
+    const res = await review(wfReq("workflowruns", cycle), d);
+    expect(res).toEqual({
+      uid: "req-2",
+      allowed: false,
+      status: {
+        code: 422,
+        reason: "Invalid",
+        message: "invalid workflowruns: spec.jobs.a.needs: jobs form a cycle: a → b → a",
+      },
+    });
+    expect(asked).toEqual([]);
+  });
+
+  test("a valid WorkflowRun needs its creator to be allowed to create Runs in the namespace", async () => {
+    const ok = { runtime: "bash", jobs: { a: { steps: [{ name: "s", run: "echo ${{ workflow.name }}" }] } } };
+    const { d, asked } = grantsRuns(["alice"]);
+    expect(await review(wfReq("workflowruns", ok), d)).toEqual({ uid: "req-2", allowed: true });
+    const bob = await review(wfReq("workflowruns", ok, "bob"), d);
+    expect(bob.allowed).toBe(false);
+    expect(bob.status?.message).toBe(
+      'user "bob" may not create WorkflowRuns in namespace "ns" without being allowed to create Runs there (its steps are Runs): ask an administrator of the namespace for create on runs.kruntimes.io',
+    );
+    expect(asked).toEqual(["alice create runs/* in ns", "bob create runs/* in ns"]);
+    // The controller creates nested WorkflowRuns for `uses:` jobs without being asked about.
+    expect((await review(wfReq("workflowruns", ok, CONTROLLER), d)).allowed).toBe(true);
+    // Updates (cancellation) are only validated.
+    expect((await review(wfReq("workflowruns", ok, "bob", "UPDATE"), d)).allowed).toBe(true);
+  });
+
+  test("Workflows and Actions are validated: scopes of references and Actions calling Actions", async () => {
+    const { d } = grantsRuns([]);
+    const wf = await review(
+      wfReq("workflows", {
+        runtime: "bash",
+        inputs: { v: {} },
+        jobs: { a: { steps: [{ name: "s", run: "echo ${{ inputs.w }}" }] } },
+      }),
+      d,
+    );
+    expect(wf.status?.message).toBe(
+      'invalid workflows: spec.jobs.a.steps[0].run: ${{ inputs.w }}: no input "w" (inputs: v)',
+    );
+    const action = await review(wfReq("actions", { steps: [{ name: "s", uses: "other" }] }), d);
+    expect(action.status?.message).toBe(
+      "invalid actions: spec.steps[0].uses: an Action cannot call an Action",
+    );
+  });
+});
