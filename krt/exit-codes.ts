@@ -57,7 +57,8 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
   [ExitCode.Ok]: "Success; with `--wait`/`krt wait`: the Run Succeeded (exit code 0).",
   [ExitCode.Usage]: "Bad flags, arguments or flag combinations (e.g. `--file` with `--entrypoint`).",
-  [ExitCode.Invalid]: "The API server rejected the object as invalid (HTTP 400/422).",
+  [ExitCode.Invalid]:
+    "The API server rejected the object as invalid (HTTP 400/422); `krt workflow trigger`: the rendered WorkflowRun breaks a workflow rule.",
   [ExitCode.NotFound]:
     "The Run, Runtime, Workflow or WorkflowRun does not exist (`krt invoke`: gateway 404).",
   [ExitCode.Unavailable]:

@@ -8,6 +8,7 @@ import { CliError } from "../errors.ts";
 import type { GlobalOptions } from "../options.ts";
 import { colourEnabled, paint } from "../output/colour.ts";
 import { formatObjects } from "../output/print.ts";
+import { checkRenderedRun } from "../workflows/check-run.ts";
 import { getWorkflow } from "../workflows/fetch.ts";
 import { parseWithFlags, resolveInputs } from "../workflows/inputs.ts";
 import { exitCodeForWorkflowRun, workflowRunSummary } from "../workflows/outcome.ts";
@@ -27,8 +28,11 @@ export class WorkflowTriggerCommand extends KrtCommand {
       names the Workflow. The values are checked against the Workflow's typed inputs first: an
       unknown name, a missing required input, or a \`number\`/\`boolean\` input given something
       else is an error (exit 64) that lists the Workflow's inputs; inputs not given take their
-      defaults. The Workflows and Actions it calls are frozen by the controller when the run
-      starts, so editing them later does not change it.
+      defaults. The rendered run is then checked with the rules the admission webhook applies —
+      the Workflows and Actions it calls exist and do not call each other in a cycle, the job
+      graph, expressions, \`with\` against the callees' inputs — and a problem is an error (exit
+      65) naming each field. The Workflows and Actions it calls are frozen by the controller when
+      the run starts, so editing them later does not change it.
 
       The name is generated from the Workflow's (\`<workflow>-xxxxx\`) unless \`--name\` gives
       one or \`--generate-name=<prefix>\` another prefix. Prints the WorkflowRun's name (\`-o
@@ -69,6 +73,7 @@ export class WorkflowTriggerCommand extends KrtCommand {
     const wf = await getWorkflow(client, namespace, this.workflowName);
     const inputs = resolveInputs(this.workflowName, wf.spec.inputs, given);
     const body = renderWorkflowRun(wf, { namespace, name: this.name, generateName: prefix, inputs });
+    await checkRenderedRun(client, namespace, this.workflowName, body.spec);
     if (this.dryRun) {
       this.print(opts.output === "json" ? JSON.stringify(body, null, 2) : YAML.stringify(body));
       return undefined;

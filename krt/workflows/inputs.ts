@@ -1,15 +1,13 @@
 /**
  * `krt workflow trigger --with k=v`: parses the pairs and checks them against the Workflow's typed
- * inputs (unknown names, missing required ones, number/boolean values), applying defaults — so a
- * mistake is reported by the CLI with the input's name, before a WorkflowRun exists.
+ * inputs (the API's bindInputs: unknown names, missing required ones, number/boolean values),
+ * applying defaults — so a mistake is reported by the CLI, before a WorkflowRun exists.
  */
-import { type InputDeclaration, type InputType, WorkflowLimits } from "@kruntimes/api";
+import { bindInputs, type InputDeclaration, WorkflowInvalid } from "@kruntimes/api";
 import { WORKFLOW_KEY_PATTERN } from "@kruntimes/api/src/workflow.ts";
 import { CliError } from "../errors.ts";
 
 const KEY = new RegExp(WORKFLOW_KEY_PATTERN);
-/** The number syntax the CRD accepts for a `number` input's default. */
-const NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
 
 /** `["a=1", "b=x=y"]` → `{a: "1", b: "x=y"}`; the first `=` splits, a name given twice is an error. */
 export function parseWithFlags(pairs: readonly string[]): Record<string, string> {
@@ -29,15 +27,10 @@ export function parseWithFlags(pairs: readonly string[]): Record<string, string>
   return out;
 }
 
-/** One problem with the given values, for the error message. */
-export interface InputProblem {
-  input: string;
-  problem: string;
-}
-
 /**
- * The WorkflowRun's `spec.inputs`: the given values checked against `declared`, with defaults
- * for the ones not given. Every problem is collected, then reported in one error.
+ * The WorkflowRun's `spec.inputs`: the given values checked against `declared` with the API's own
+ * rules (bindInputs: unknown names, missing required ones, number/boolean syntax), defaults
+ * filled in. Every problem is reported in one usage error whose hint lists the known inputs.
  */
 export function resolveInputs(
   workflow: string,
@@ -45,46 +38,18 @@ export function resolveInputs(
   given: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const decls = declared ?? {};
-  const problems: InputProblem[] = [];
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(given)) {
-    const d = decls[name];
-    if (!d) {
-      problems.push({ input: name, problem: "is not an input of this Workflow" });
-      continue;
-    }
-    const bad = typeProblem(d.type ?? "string", value);
-    if (bad) problems.push({ input: name, problem: bad });
-    else out[name] = value;
+  try {
+    return bindInputs({ ...given }, { ...decls }, `Workflow "${workflow}"`, "--with");
+  } catch (e) {
+    if (!(e instanceof WorkflowInvalid)) throw e;
+    const lines = e.issues.map((i) =>
+      i.path.startsWith("--with.") ? `  --with ${i.path.slice(7)}: ${i.message}` : `  ${i.message}`,
+    );
+    throw CliError.usage(
+      `the inputs do not fit Workflow "${workflow}":\n${lines.join("\n")}`,
+      `its inputs: ${describeInputs(decls)}`,
+    );
   }
-  for (const [name, d] of Object.entries(decls)) {
-    if (name in given) continue;
-    if (d.default !== undefined) out[name] = d.default;
-    else if (d.required) problems.push({ input: name, problem: "is required" });
-  }
-  if (problems.length > 0) throw inputsError(workflow, decls, problems);
-  return out;
-}
-
-function typeProblem(type: InputType, value: string): string | undefined {
-  if (value.length > WorkflowLimits.valueLength)
-    return `is ${value.length} characters long (at most ${WorkflowLimits.valueLength})`;
-  if (type === "number" && !NUMBER.test(value)) return `must be a number (e.g. 3, -1, 2.5), got "${value}"`;
-  if (type === "boolean" && value !== "true" && value !== "false")
-    return `must be true or false, got "${value}"`;
-  return undefined;
-}
-
-function inputsError(
-  workflow: string,
-  decls: Readonly<Record<string, InputDeclaration>>,
-  problems: readonly InputProblem[],
-): CliError {
-  const lines = problems.map((p) => `  ${p.input} ${p.problem}`);
-  return CliError.usage(
-    `the inputs do not fit Workflow "${workflow}":\n${lines.join("\n")}`,
-    `its inputs: ${describeInputs(decls)}`,
-  );
 }
 
 /** `version (string, required), debug (boolean, default false)`, or `none`. */
