@@ -1,4 +1,4 @@
-/** `krt wfrun delete <wfrun>…`: delete WorkflowRuns (their child Runs, workspaces and nested runs go with them). */
+/** `krt wfrun delete <wfrun>…`: delete WorkflowRuns. */
 import { WorkflowRunResource } from "@kruntimes/api";
 import { isNotFound, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
@@ -15,8 +15,7 @@ export class WorkflowRunDeleteCommand extends KrtCommand {
   static override usage = Command.Usage({
     category: "Workflows",
     description: "Delete one or more WorkflowRuns",
-    details:
-      "The objects a WorkflowRun created (child Runs, job workspaces, nested WorkflowRuns) are owned by it and deleted with it by the garbage collector; a running step's Run is stopped by its pod.",
+    details: "Deletes the WorkflowRun objects; to stop a running one first, use `krt wfrun cancel`.",
     examples: [["Delete two WorkflowRuns", "krt wfrun delete ci-x7k2p ci-q9w3e"]],
   });
 

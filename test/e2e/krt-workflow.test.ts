@@ -161,6 +161,7 @@ suite("krt workflow / wfrun (compiled binary, no workflow controller)", () => {
       "--generate-name=nightly-",
     );
     expect(prefixed.stdout).toMatch(/^nightly-[a-z0-9]{5}\n$/);
+    const before = await listWfr();
     const dry = await krt("workflow", "trigger", "ci", "--with", "version=3", "--dry-run");
     expect(dry.code).toBe(0);
     expect((YAML.parse(dry.stdout) as WorkflowRun).spec.inputs).toEqual({
@@ -168,6 +169,7 @@ suite("krt workflow / wfrun (compiled binary, no workflow controller)", () => {
       replicas: "2",
       debug: "false",
     });
+    expect(await listWfr()).toEqual(before);
   });
 
   test("input mistakes are usage errors naming each input; nothing is created", async () => {
