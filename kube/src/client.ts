@@ -16,6 +16,14 @@ const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
   apply: "application/apply-patch+yaml",
 };
 
+/**
+ * A request the apiserver has not answered in this time fails with a TimeoutError instead of
+ * waiting forever on a connection that went silent (a partition, a black-holed load balancer);
+ * callers retry as for any failed request. Raw (streaming) requests are exempt: a watch bounds
+ * its own wait for the response headers (see watchStream).
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -23,6 +31,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Return the raw Response (for streams and logs) instead of parsed JSON. */
   raw?: boolean;
+  /** Whole-request limit; default REQUEST_TIMEOUT_MS, none for raw requests; 0 = none. */
+  timeoutMs?: number;
 }
 
 export interface ObjectMeta {
@@ -104,11 +114,15 @@ export class KubeClient {
       headers["content-type"] = opts.contentType ?? "application/json";
       body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     }
+    const timeoutMs = opts.timeoutMs ?? (opts.raw ? 0 : REQUEST_TIMEOUT_MS);
+    const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+    const signal =
+      timeout && opts.signal ? AbortSignal.any([opts.signal, timeout]) : (timeout ?? opts.signal);
     const res = await fetch(url, {
       method,
       headers,
       body,
-      signal: opts.signal,
+      signal,
       tls: this.tls,
     } as RequestInit);
     if (!res.ok) {

@@ -25,6 +25,8 @@ export interface InformerOptions {
   watchTimeoutSeconds?: number;
   /** Wait before retrying after an error. */
   retryDelayMs?: number;
+  /** A watch whose response headers take longer fails and is retried (default 30 s). */
+  watchHeadersTimeoutMs?: number;
 }
 
 export const keyOf = (o: KubeObject) =>
@@ -143,6 +145,7 @@ export class Informer<T extends KubeObject> {
             timeoutSeconds: this.opts.watchTimeoutSeconds ?? 300,
           },
           this.abort.signal,
+          this.opts.watchHeadersTimeoutMs ?? 30_000,
         );
         for await (const ev of events) {
           const obj = ev.object;

@@ -70,16 +70,22 @@ export class LeaseKeeper {
 
   private async renew(): Promise<void> {
     const now = Date.now();
+    // A renewal that is not answered within half the Lease duration is given up, so one silent
+    // connection cannot stall the heartbeat loop for good (the chaos suite's cut-off runtimed).
+    const timeoutMs = (this.o.leaseDurationSeconds * 1000) / 2;
     try {
       try {
-        await this.client.patch(
-          this.leasePath,
-          { spec: { holderIdentity: this.o.pod.uid, renewTime: microTime(now) } },
-          "merge",
-        );
+        await this.client.request("PATCH", this.leasePath, {
+          body: { spec: { holderIdentity: this.o.pod.uid, renewTime: microTime(now) } },
+          contentType: "application/merge-patch+json",
+          timeoutMs,
+        });
       } catch (e) {
         if (!isNotFound(e)) throw e;
-        await this.client.create(path(R.leases, this.o.pod.namespace), this.lease(now));
+        await this.client.request("POST", path(R.leases, this.o.pod.namespace), {
+          body: this.lease(now),
+          timeoutMs,
+        });
       }
       this.lastRenewMs = now;
       this.metrics.leaseRenewals.inc({ result: "ok" });
