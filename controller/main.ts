@@ -5,6 +5,7 @@
  */
 import { KubeClient, resolveConnection } from "@kruntimes/kube";
 import pino from "pino";
+import { collectDefaultMetrics } from "prom-client";
 import { Manager } from "./manager/manager.ts";
 import { helpText, OptionsError, parseOptions } from "./options.ts";
 
@@ -31,6 +32,8 @@ const manager = new Manager(options, client, log, () => {
   log.fatal("leadership lost; exiting so a fresh process can stand by");
   process.exit(1);
 });
+// Process memory, CPU and GC on /metrics (the soak benchmark watches them for growth).
+collectDefaultMetrics({ register: manager.registry });
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -6,6 +6,7 @@
  * releases its Lease. Options: `bun runtimed/main.ts --help`.
  */
 import { KubeClient, resolveConnection } from "@kruntimes/kube";
+import { collectDefaultMetrics } from "prom-client";
 import { createArtifactMetrics } from "./artifacts/artifact-metrics.ts";
 import { RunArtifacts } from "./artifacts/run-artifacts.ts";
 import { serveDataplane } from "./dataplane/dataplane-server.ts";
@@ -45,6 +46,8 @@ async function sidecar(): Promise<void> {
 
   const log = createLogger(o);
   const metrics = createMetrics();
+  // Process memory, CPU and GC on /metrics (the soak benchmark watches them for growth).
+  collectDefaultMetrics({ register: metrics.registry });
   const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env: process.env }));
   const server = runtimeServerClients(o.socketPath);
   const writer = new StatusWriter(client, metrics, log, o.writeRetryMs);

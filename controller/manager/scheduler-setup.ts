@@ -67,6 +67,7 @@ export function buildScheduler(s: SchedulerSetup): { scheduler: Scheduler; loop:
     s.registry,
     () => queue.sizes,
     () => cache.accounts.assumedCount,
+    () => cache.accounts.heldTotals(),
   );
   scheduler = new Scheduler(
     builtinRegistry(s.plugins).build(DEFAULT_PROFILE),

@@ -16,7 +16,13 @@ export class SchedulerMetrics {
   readonly assumedExpired: Counter<string>;
   readonly queueWait: Histogram<"priority">;
 
-  constructor(registry: Registry, sizes: () => QueueSizes, assumed: () => number) {
+  constructor(
+    registry: Registry,
+    sizes: () => QueueSizes,
+    assumed: () => number,
+    /** Capacity held on pods by resource name (Runtime capacity names: few, set by admins). */
+    held?: () => Record<string, number>,
+  ) {
     this.cycle = new Histogram({
       name: "kruntimes_scheduler_cycle_duration_seconds",
       help: "Time of one scheduling cycle (filter, score, assume), by result.",
@@ -80,5 +86,16 @@ export class SchedulerMetrics {
         this.set(assumed());
       },
     });
+    if (held)
+      new Gauge({
+        name: "kruntimes_scheduler_capacity_held",
+        help: "Pod capacity held by placed Runs (confirmed and assumed), summed over pods, by resource; 0 when no Run holds a pod.",
+        labelNames: ["resource"],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [resource, n] of Object.entries(held())) this.set({ resource }, n);
+        },
+      });
   }
 }

@@ -50,6 +50,14 @@ export class RunAccounts {
     return this.assumedKeys.size;
   }
 
+  /** Capacity held by every account, summed over pod incarnations, by resource (the held gauge). */
+  heldTotals(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const u of this.usages.values())
+      for (const [n, v] of Object.entries(u.used)) out[n] = (out[n] ?? 0) + v;
+    return out;
+  }
+
   get(runKey: string): Account | undefined {
     return this.accounts.get(runKey);
   }

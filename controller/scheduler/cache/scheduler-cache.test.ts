@@ -78,6 +78,18 @@ describe("SchedulerCache accounting", () => {
     expect(events.freed).toEqual([["p1", "capacity_released"]]);
   });
 
+  test("held totals sum every pod incarnation and return to zero when the Runs end", () => {
+    const { cache, livePod } = setup();
+    livePod("p1", { runs: 8 });
+    livePod("p2", { runs: 8 });
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1") }));
+    cache.upsertRun(aRun({ name: "b", requests: { runs: 3 }, status: boundTo("p2", 1, "Running") }));
+    expect(cache.accounts.heldTotals()).toEqual({ runs: 4 });
+    cache.upsertRun(aRun({ name: "a", status: boundTo("p1", 1, "Succeeded") }));
+    cache.deleteRun("ns/b");
+    expect(cache.accounts.heldTotals()).toEqual({ runs: 0 });
+  });
+
   test("Runs on a replaced pod (same name, new UID) do not count against the new pod", () => {
     const { cache, livePod, events } = setup();
     livePod("p1");
