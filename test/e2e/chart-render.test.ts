@@ -89,7 +89,9 @@ suite("chart (helm template)", () => {
       "Service/kr-kruntimes-webhook",
       "ServiceAccount/kr-kruntimes-controller",
       "ServiceAccount/kr-kruntimes-gateway",
+      "ValidatingAdmissionPolicy/team-a-kr-kruntimes-run-artifact-inputs",
       "ValidatingAdmissionPolicy/team-a-kr-kruntimes-run-priority",
+      "ValidatingAdmissionPolicyBinding/team-a-kr-kruntimes-run-artifact-inputs",
       "ValidatingAdmissionPolicyBinding/team-a-kr-kruntimes-run-priority",
       "ValidatingWebhookConfiguration/team-a-kr-kruntimes-controller-workspaces",
     ]);
@@ -215,7 +217,7 @@ suite("chart (helm template)", () => {
     const a = await names("kruntimes", "team-a");
     const b = await names("kruntimes", "team-b");
     const c = await names("other", "team-a");
-    expect(a).toHaveLength(8);
+    expect(a).toHaveLength(10);
     for (const n of a) {
       expect(b).not.toContain(n);
       expect(c).not.toContain(n);
@@ -231,13 +233,15 @@ suite("chart (helm template)", () => {
   });
 
   test("scope=Namespace without the gateway: a Role and RoleBinding, no cluster-scoped objects, --namespace", async () => {
-    // The run-priority admission policy is cluster-scoped by nature (test/e2e/chart-priority-policy.test.ts),
-    // so is the workspace webhook's configuration (test/e2e/chart-webhook-render.test.ts).
+    // The run-priority and artifact-inputs admission policies are cluster-scoped by nature
+    // (test/e2e/chart-priority-policy.test.ts, chart-artifact-inputs-policy.test.ts), so is the
+    // workspace webhook's configuration (test/e2e/chart-webhook-render.test.ts).
     const objs = await render(
       {
         "controller.scope": "Namespace",
         "gateway.enabled": "false",
         "runPriority.admissionPolicy": "false",
+        "artifactInputs.admissionPolicy": "false",
         "webhook.enabled": "false",
       },
       { namespace: "solo" },
