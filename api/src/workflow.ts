@@ -463,9 +463,18 @@ export const WorkflowRunSpecSchema = Obj(
     ),
     definitions: Type.Optional(DefinitionsSchema),
     termination: Type.Optional(TerminationSchema),
+    ttlSecondsAfterFinished: Type.Optional(
+      Int32({
+        description:
+          "Delete the WorkflowRun (and with it its child Runs, workspaces and nested WorkflowRuns) this many seconds after it ended. Unset: keep it. May change.",
+        minimum: 0,
+        maximum: Limits.ttlSeconds,
+      }),
+    ),
   },
   {
-    description: "Desired state of the WorkflowRun. Only `termination` may change after creation.",
+    description:
+      "Desired state of the WorkflowRun. Only `termination` (forward only) and `ttlSecondsAfterFinished` may change after creation.",
     "x-kubernetes-validations": [
       cel(
         "has(self.runtime) || self.jobs.all(j, has(self.jobs[j].uses) || has(self.jobs[j].runtime))",

@@ -73,7 +73,14 @@ export interface Plan {
   cancels: { kind: "Run" | "WorkflowRun"; name: string }[];
   /** Job workspaces to delete (their job settled). */
   deleteWorkspaces: string[];
+  /** Look again after this long even without an event (a bounded wait inside the plan). */
+  requeueAfterMs?: number;
 }
+
+/** Step failures that mean the pod (and so a pod-local workspace) went away. */
+const POD_LOSS = new Set<string>(["PodGone", "PodTerminating", "PodUnhealthy"]);
+/** How long a job waits for its workspace to turn Lost after a step lost its pod. */
+const LOSS_GRACE_MS = 30_000;
 
 const SETTLED: readonly string[] = [
   JobPhase.Succeeded,
@@ -185,6 +192,7 @@ class Planner {
   readonly creates: Create[] = [];
   readonly cancels: Plan["cancels"] = [];
   readonly deleteWorkspaces: string[] = [];
+  requeueAfterMs: number | undefined;
   private readonly w: WorkflowRun;
   private readonly ns: string;
   private readonly uid: string;
@@ -305,7 +313,13 @@ class Planner {
   }
 
   private result(status: WorkflowRunStatus): Plan {
-    return { status, creates: this.creates, cancels: this.cancels, deleteWorkspaces: this.deleteWorkspaces };
+    return {
+      status,
+      creates: this.creates,
+      cancels: this.cancels,
+      deleteWorkspaces: this.deleteWorkspaces,
+      ...(this.requeueAfterMs !== undefined ? { requeueAfterMs: this.requeueAfterMs } : {}),
+    };
   }
 
   /** Pending, Skipped or Cancelled before it starts; undefined when it may run. */
@@ -549,6 +563,21 @@ class Planner {
             artifacts.push(a);
         }
         continue;
+      }
+      if (
+        st.phase === StepPhase.Failed &&
+        POD_LOSS.has(st.reason ?? "") &&
+        ws?.status?.phase !== WorkspacePhase.Lost
+      ) {
+        // The step's pod went away: its workspace is about to be Lost. Wait (bounded) for that, so
+        // the job says WorkspaceLost rather than a step failure that hides it.
+        const waited = Date.parse(this.o.now) - Date.parse(st.completionTime ?? this.o.now);
+        if (waited < LOSS_GRACE_MS) {
+          this.requeueAfterMs = LOSS_GRACE_MS - waited;
+          message = `step ${s.name} lost its pod (${st.reason}); waiting for the workspace's state`;
+          blocked = true;
+          continue;
+        }
       }
       if (st.phase === StepPhase.Failed) {
         phase = JobPhase.Failed;

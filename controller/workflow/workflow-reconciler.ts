@@ -88,7 +88,7 @@ export class WorkflowReconciler implements Reconciler {
       } catch (e) {
         return resultOfWriteError(e);
       }
-      return Result.done();
+      return this.expire(w);
     }
     const get = <T>(kind: "runs" | "workspaces" | "children", from: { get(k: string): T | undefined }) =>
       new Map(
@@ -120,6 +120,30 @@ export class WorkflowReconciler implements Reconciler {
         { workflowRun: key, phase: plan.status.phase, reason: plan.status.reason },
         `workflow run ${plan.status.message}`,
       );
+    }
+    return plan.requeueAfterMs !== undefined ? Result.requeueAfter(plan.requeueAfterMs) : Result.done();
+  }
+
+  /** spec.ttlSecondsAfterFinished: delete the ended WorkflowRun (its children go with it, by owner). */
+  private async expire(w: WorkflowRun): Promise<Result> {
+    const ttl = w.spec.ttlSecondsAfterFinished;
+    const ended = Date.parse(w.status?.completionTime ?? "");
+    if (ttl === undefined || Number.isNaN(ended)) return Result.done();
+    const due = ended + ttl * 1000 - this.d.clock.now();
+    if (due > 0) return Result.requeueAfter(due);
+    try {
+      await this.d.client.delete(path(WorkflowRunResource, w.metadata.namespace, w.metadata.name), {
+        apiVersion: "v1",
+        kind: "DeleteOptions",
+        propagationPolicy: "Background",
+        preconditions: { uid: w.metadata.uid },
+      });
+      this.d.log.info(
+        { workflowRun: `${w.metadata.namespace}/${w.metadata.name}` },
+        "ended ttlSecondsAfterFinished ago: deleted",
+      );
+    } catch (e) {
+      if (!isNotFound(e) && !isConflict(e)) throw e;
     }
     return Result.done();
   }

@@ -280,6 +280,21 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
     expect(runs.map((r) => r.status?.phase)).toEqual(["Cancelled"]);
   });
 
+  test("ttlSecondsAfterFinished deletes the ended WorkflowRun and, by owner, its child Runs", async () => {
+    await createWfRun("shortlived", {
+      ttlSecondsAfterFinished: 1,
+      jobs: { a: { steps: [{ name: "s", run: "true" }] } },
+    });
+    await eventually(
+      "shortlived and its Runs deleted",
+      async () => {
+        const left = await client.list(wfPath(), { fieldSelector: "metadata.name=shortlived" });
+        return left.items.length === 0 && (await childRuns("shortlived")).length === 0;
+      },
+      60_000,
+    );
+  });
+
   test("invalid graphs and missing definitions fail before any child exists", async () => {
     // The controller checks again what the admission webhook (not installed here) refuses.
     await createWfRun("badref", {
