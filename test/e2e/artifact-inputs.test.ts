@@ -6,9 +6,12 @@
  * a PersistentWorkspace's directory, where the next Run in the workspace still finds them. A
  * missing artifact or Run ends Failed/ArtifactInputUnavailable with a message naming it; a store
  * outage while staging is retried; a ~10 MiB input arrives intact (its sha256 checked by the
- * task). The staging time runtimed logs is printed for the record.
+ * task); the Run in docs/concepts/artifacts.md runs as written. Who may create such a Run (the
+ * chart's admission policy) is test/e2e/chart-artifact-inputs-policy.test.ts. The staging time runtimed logs is printed for the record.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   type ArtifactInput,
   isTerminalPhase,
@@ -19,6 +22,7 @@ import {
   WorkspaceResource,
 } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
+import YAML from "yaml";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
 import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
@@ -27,6 +31,7 @@ import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
+const REPO = join(import.meta.dir, "../..");
 setDefaultTimeout(90_000);
 
 suite("artifact inputs (real runtimed, S3-compatible store)", () => {
@@ -106,9 +111,9 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
 
   let producer: Run;
 
-  test("Run A stores a file and a directory", async () => {
+  test("Run build stores a file and a directory", async () => {
     producer = await run(
-      "a",
+      "build",
       [
         'd="$KRUNTIME_ARTIFACTS_DIR"',
         'printf "hello inputs\\n" > "$d/report.txt"',
@@ -125,7 +130,7 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     ]);
   });
 
-  test("Run B gets both before its task starts: the file at its name, the directory unpacked at path, writable", async () => {
+  test("Run b gets both before its task starts: the file at its name, the directory unpacked at path, writable", async () => {
     const b = await run(
       "b",
       [
@@ -138,9 +143,9 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
         "echo more >> report.txt && rm -r in/web/css && echo writable",
       ].join("\n"),
       inputs(
-        { run: "a", name: "report.txt" },
-        { run: "a", name: "site", path: "in/web" },
-        { run: "a", name: "report.txt", path: "copy/report.txt" },
+        { run: "build", name: "report.txt" },
+        { run: "build", name: "site", path: "in/web" },
+        { run: "build", name: "report.txt", path: "copy/report.txt" },
       ),
     );
     expect(b.status?.reason).toBe("Completed");
@@ -151,7 +156,25 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     const report = refs.find((r) => r.name === "report.txt")?.size ?? 0;
     const site = refs.find((r) => r.name === "site")?.size ?? 0;
     expect(s.bytes).toBe(2 * report + site);
-    console.log(`staging 3 small inputs (${s.bytes} bytes): ${s.ms} ms (reading Run a: ${s.apiMs} ms)`);
+    console.log(`staging 3 small inputs (${s.bytes} bytes): ${s.ms} ms (reading Run build: ${s.apiMs} ms)`);
+  });
+
+  test("the Run in docs/concepts/artifacts.md runs as written", async () => {
+    const doc = readFileSync(join(REPO, "docs/concepts/artifacts.md"), "utf8");
+    const section = doc.slice(doc.indexOf("## Passing artifacts to another Run"));
+    const yaml = /```yaml\n(apiVersion: kruntimes.io\/v1alpha1\nkind: Run\n[\s\S]*?)```/.exec(section)?.[1];
+    const manifest = YAML.parse(yaml as string) as Run;
+    await client.create<Run>(path(RunResource, ns.name), manifest);
+    const r = await eventually(
+      "publish finished",
+      async () => {
+        const x = await get(manifest.metadata.name as string);
+        return isTerminalPhase(x.status?.phase) ? x : undefined;
+      },
+      60_000,
+    );
+    expect(r.status?.reason).toBe("Completed");
+    expect(r.status?.stdoutTail).toBe("hello inputs\ncss\nindex.html\ntool.sh\n");
   });
 
   test("into a PersistentWorkspace: staged into its directory, and the next Run there still finds it", async () => {
@@ -163,7 +186,7 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     });
     const first = await run("ws1", "cat stage/site/index.html && pwd", {
       workspace: { name: "job" },
-      ...inputs({ run: "a", name: "site", path: "stage/site" }),
+      ...inputs({ run: "build", name: "site", path: "stage/site" }),
     });
     expect(first.status?.reason).toBe("Completed");
     expect(first.status?.stdoutTail).toContain("<p>hi</p>\n");
@@ -173,7 +196,7 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     // Staged again (a later step): replaced whole, not merged into what the last copy left.
     const third = await run("ws3", "ls stage/site | tr '\\n' ' '", {
       workspace: { name: "job" },
-      ...inputs({ run: "a", name: "report.txt", path: "stage/site" }),
+      ...inputs({ run: "build", name: "report.txt", path: "stage/site" }),
     });
     expect(third.status?.stdoutTail).toBe("stage/site ");
   });
@@ -182,12 +205,12 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     const noArtifact = await run(
       "missing-artifact",
       "echo should-not-run",
-      inputs({ run: "a", name: "nope" }),
+      inputs({ run: "build", name: "nope" }),
     );
     expect(noArtifact.status?.phase).toBe("Failed");
     expect(noArtifact.status?.reason).toBe("ArtifactInputUnavailable");
     expect(noArtifact.status?.message).toBe(
-      "run a has no artifact nope (it has report.txt, site); check the artifact's name (the entry's name in that Run's $KRUNTIME_ARTIFACTS_DIR)",
+      "run build has no artifact nope (it has report.txt, site); check the artifact's name (the entry's name in that Run's $KRUNTIME_ARTIFACTS_DIR)",
     );
     expect(noArtifact.status?.stdoutTail ?? "").toBe("");
     const noRun = await run("missing-run", "echo should-not-run", inputs({ run: "ghost", name: "x" }));
@@ -199,7 +222,7 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
 
   test("retryOn may list it: each attempt stages again, then RetriesExhausted names it", async () => {
     const r = await run("retried", "true", {
-      ...inputs({ run: "a", name: "nope" }),
+      ...inputs({ run: "build", name: "nope" }),
       retryPolicy: { maxAttempts: 2, backoff: { initial: "100ms" }, retryOn: ["ArtifactInputUnavailable"] },
     });
     expect(r.status?.attempt).toBe(2);
@@ -218,7 +241,7 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
         runtime: "bash",
         mode: { task: {} },
         source: { inline: "cat report.txt" },
-        artifactInputs: [{ run: "a", name: "report.txt" }],
+        artifactInputs: [{ run: "build", name: "report.txt" }],
       },
     });
     try {
@@ -262,7 +285,7 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     expect(s.bytes).toBe(10 * 1024 * 1024);
     console.log(`staging a 10 MiB input: ${s.ms} ms (reading the Run: ${s.apiMs} ms)`);
     // A small one again, with everything warm, for comparison.
-    await run("use-small", "cat report.txt", inputs({ run: "a", name: "report.txt" }));
+    await run("use-small", "cat report.txt", inputs({ run: "build", name: "report.txt" }));
     const small = await staged("use-small");
     console.log(`staging one small input (warm): ${small.ms} ms (reading the Run: ${small.apiMs} ms)`);
   });
