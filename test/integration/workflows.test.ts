@@ -1,6 +1,7 @@
 /**
  * WorkflowRuns on the local cluster: the controller as a process with the REAL runtimed and
- * Runtime Server. Data through the job workspace and outputs between jobs, a reusable Workflow
+ * Runtime Server, the Runtime storing artifacts in the local S3 server. Data through the job
+ * workspace, outputs and artifacts between jobs, a reusable Workflow
  * called twice with different inputs, an Action used in two jobs, failure → Skipped, cancellation
  * mid-run, invalid graphs refused before any child exists, and the controller SIGKILLed between
  * creating a child and writing the status (no duplicate child, correct final status).
@@ -16,12 +17,13 @@ import {
   WorkflowRunResource,
   type WorkflowRunSpec,
 } from "@kruntimes/api";
-import { type KubeClient, path } from "@kruntimes/kube";
+import { type KubeClient, path, R } from "@kruntimes/kube";
 import {
   type ControllerProcess,
   startController,
 } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, getRuntime, installCrds } from "../../controller/testing/cluster/objects.ts";
+import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 
 const cluster = testCluster();
@@ -33,6 +35,7 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
   const client = cluster?.client as KubeClient;
   let ns: { name: string; remove(): Promise<void> };
   let ctl: ControllerProcess;
+  let s3: S3Server;
 
   const wfPath = (name?: string) => path(WorkflowRunResource, ns.name, name);
   async function createWfRun(name: string, spec: Partial<WorkflowRunSpec>): Promise<WorkflowRun> {
@@ -62,8 +65,13 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
     ).items;
 
   beforeAll(async () => {
+    s3 = await startS3Server({ buckets: ["krt"] });
     await installCrds(client);
     ns = await testNamespace(client, "krt-workflows");
+    await client.create(path(R.secrets, ns.name), {
+      metadata: { name: "s3-creds" },
+      stringData: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey },
+    });
     ctl = startController({
       namespace: ns.name,
       kubeconfig: cluster?.kubeconfig as string,
@@ -77,6 +85,16 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
       spec: {
         replicas: 2,
         capacity: { runs: 8 },
+        artifactStore: {
+          s3: {
+            bucket: "krt",
+            prefix: "workflows",
+            endpoint: s3.endpoint,
+            pathStyle: true,
+            region: s3.region,
+            credentialsSecretRef: { name: "s3-creds" },
+          },
+        },
         template: {
           spec: {
             terminationGracePeriodSeconds: 2,
@@ -96,6 +114,7 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
     ctl?.kill();
     await ctl?.exited;
     await ns?.remove();
+    await s3?.close();
   }, 90_000);
 
   test("jobs share data through the job workspace and outputs flow downstream", async () => {
@@ -161,6 +180,52 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
         ).items.length === 0,
       30_000,
     );
+  });
+
+  test("artifacts move between jobs: declared by a step, staged into the downstream job's workspace", async () => {
+    await createWfRun("artifacts", {
+      jobs: {
+        build: {
+          steps: [
+            {
+              name: "make",
+              run: 'mkdir -p "$KRUNTIME_ARTIFACTS_DIR/site" && echo "<h1>hi</h1>" > "$KRUNTIME_ARTIFACTS_DIR/site/index.html" && echo v1 > "$KRUNTIME_ARTIFACTS_DIR/version.txt"',
+              artifacts: ["site", "version.txt"],
+            },
+          ],
+        },
+        publish: {
+          needs: ["build"],
+          artifacts: [
+            { from: "jobs.build.artifacts.site", path: "public" },
+            { from: "jobs.build.artifacts.version.txt" },
+          ],
+          steps: [
+            { name: "check", run: 'grep -q hi public/index.html && test "$(cat version.txt)" = v1' },
+            // A later step of the job finds the staged files in the job workspace too.
+            {
+              name: "again",
+              run: 'echo "size=$(wc -c < public/index.html)" >> "$KRUNTIME_OUTPUTS"',
+              outputs: ["size"],
+            },
+          ],
+        },
+      },
+    });
+    const w = await ended("artifacts");
+    expect(w.status?.jobs?.publish?.message ?? "").not.toContain("failed");
+    expect(w.status?.phase).toBe("Succeeded");
+    expect(w.status?.jobs?.build?.artifacts?.map((a) => a.name).sort()).toEqual(["site", "version.txt"]);
+    expect(w.status?.jobs?.publish?.steps?.[1]?.outputs).toEqual({ size: "12" });
+  });
+
+  test("a step that does not store the artifact it declares fails with OutputMissing", async () => {
+    await createWfRun("noartifact", {
+      jobs: { build: { steps: [{ name: "make", run: "true", artifacts: ["app"] }] } },
+    });
+    const w = await ended("noartifact");
+    expect(w.status?.jobs?.build?.steps?.[0]).toMatchObject({ phase: "Failed", reason: "OutputMissing" });
+    expect(w.status?.jobs?.build?.steps?.[0]?.message).toContain('declared artifact "app"');
   });
 
   test("a failed step fails its job; dependants are Skipped, independent jobs finish", async () => {
