@@ -4,7 +4,8 @@
  * real apiserver: who may create a Run naming a workspace (ServiceAccount tokens and
  * impersonation: allowed, denied, the named resource, a group grant), the controller's own Runs
  * only on workspaces it manages, the managed-by label reserved to the controller, the standby
- * answering, and failurePolicy Fail refusing only Runs that name a workspace.
+ * answering, and failurePolicy Fail refusing only Runs that name a workspace. The same webhook
+ * validates WorkflowRuns (graph rules, and `create` on runs for their creator).
  *
  * The local cluster's apiserver runs on the host and pods have loopback IPs without kube-proxy,
  * so a Service's ClusterIP leads nowhere. The apiserver resolves a webhook's service reference
@@ -173,8 +174,8 @@ suite("PersistentWorkspace admission webhook (chart, real apiserver)", () => {
     const group = (name: string) => ({ kind: "Group", name, apiGroup: "rbac.authorization.k8s.io" });
     await role("ws-users", [CREATE_RUNS, USE(["data", "shared"])], [group("ws-users")]);
     await role("run-creators", [CREATE_RUNS], [group("run-creators")]);
-    // The controller gets `create` on Runs only with workflows (a later feature); grant it here
-    // so the webhook's own rule for the controller is what decides.
+    // The chart grants the controller `create` on Runs (workflows); granted here again so the
+    // test does not depend on it: the webhook's own rule for the controller is what decides.
     await role("controller-runs", [CREATE_RUNS], [sa(CONTROLLER_SA)]);
     controller = asToken(
       (
@@ -250,6 +251,46 @@ suite("PersistentWorkspace admission webhook (chart, real apiserver)", () => {
     // A user with `use` on it may still name a managed workspace themselves.
     await role("alice-wf", [USE(["wf"])], [sa("alice")]);
     expect((await createRun(alice, "wf")).spec.workspace?.name).toBe("wf");
+  });
+
+  test("workflows: a graph the schema cannot judge is refused at create; a WorkflowRun needs create on runs", async () => {
+    const WF = { apiGroups: ["kruntimes.io"], resources: ["workflowruns"], verbs: ["create"] };
+    await role("wf-bob", [WF], [sa("bob")]);
+    const carol = asToken(await serviceAccountToken(admin, ns, "carol"));
+    await role("wf-carol", [WF], [sa("carol")]);
+    const wfrun = (jobs: unknown) => ({
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "WorkflowRun",
+      metadata: { generateName: "wf-" },
+      spec: { runtime: "bash", jobs },
+    });
+    const wfPath = path({ group: "kruntimes.io", version: "v1alpha1", plural: "workflowruns" }, ns);
+    const cycle = await refusal(
+      bob.create(
+        wfPath,
+        wfrun({
+          a: { needs: ["b"], steps: [{ name: "s", run: "true" }] },
+          b: { needs: ["a"], steps: [{ name: "s", run: "true" }] },
+        }),
+      ),
+    );
+    expect(cycle.code).toBe(422);
+    expect(cycle.message).toContain("spec.jobs.a.needs: jobs form a cycle: a → b → a");
+    const scope = await refusal(
+      bob.create(wfPath, wfrun({ a: { steps: [{ name: "s", run: "echo ${{ steps.later.outputs.x }}" }] } })),
+    );
+    expect(scope.message).toContain('step "later" is not an earlier step of this job');
+    // Valid, by someone who may create Runs: admitted.
+    const ok = await bob.create<{ metadata: { name: string } }>(
+      wfPath,
+      wfrun({ a: { steps: [{ name: "s", run: "true" }] } }),
+    );
+    expect(ok.metadata.name).toStartWith("wf-");
+    // Valid, by someone who may create WorkflowRuns but not Runs: refused, saying what to ask for.
+    const denied = await refusal(carol.create(wfPath, wfrun({ a: { steps: [{ name: "s", run: "true" }] } })));
+    expect(denied.code).toBe(403);
+    expect(denied.message).toContain("may not create WorkflowRuns in namespace");
+    expect(denied.message).toContain("create on runs.kruntimes.io");
   });
 
   test("failurePolicy Fail: no webhook answering refuses Runs naming a workspace, and only those", async () => {
