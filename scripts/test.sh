@@ -12,6 +12,8 @@ KRT_NEED_CHROMIUM=1 bash scripts/setup.sh
 step "lint and typecheck"
 node_modules/.bin/biome check .
 node_modules/.bin/tsc -p tsconfig.json --noEmit
+# The dashboard's browser code (DOM types, Preact JSX) has its own tsconfig.
+node_modules/.bin/tsc -p dashboard/web/tsconfig.json --noEmit
 
 step "generated code is fresh"
 for check in scripts/check-generated.sh scripts/check-crds.sh scripts/check-cli-docs.sh \
@@ -21,7 +23,7 @@ done
 
 step "unit tests"
 unit_dirs=()
-for d in api kube controller runtimed gateway krt runtimes bench test/localcluster; do
+for d in api kube controller runtimed gateway krt runtimes bench dashboard test/localcluster; do
   if [[ -d $d ]]; then unit_dirs+=("./$d"); fi
 done
 bun test --timeout 60000 "${unit_dirs[@]}"

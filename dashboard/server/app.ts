@@ -38,6 +38,19 @@ export function allowedMethod(method: string, pathname: string): boolean {
   return m === "GET" || m === "HEAD" || (m === "POST" && INVOKE_PATTERN.test(pathname));
 }
 
+/**
+ * Runs a route and answers its failure as a DashboardError. Errors are caught here rather than
+ * in onError: Elysia reads a thrown error's `status` property as the HTTP status, and
+ * KubeError's `status` is the apiserver's Status object.
+ */
+async function answer(route: () => Promise<Response> | Response): Promise<Response> {
+  try {
+    return await route();
+  } catch (e) {
+    return DashboardError.from(e).toResponse();
+  }
+}
+
 const json = (v: unknown) =>
   new Response(JSON.stringify(v), { headers: { "content-type": "application/json" } });
 
@@ -84,25 +97,27 @@ export function createApp(d: AppDeps) {
           headers: { "content-type": d.metrics.registry.contentType },
         }),
     )
-    .get("/api/session", async ({ request }) =>
-      json(await sessionInfo(d.callers.of(request), d.callers.mode, d.gatewayNamespace)),
+    .get("/api/session", ({ request }) =>
+      answer(async () => json(await sessionInfo(d.callers.of(request), d.callers.mode, d.gatewayNamespace))),
     )
-    .get("/api/namespaces", async ({ request }) =>
-      json(await namespacesWithRuns(d.callers.of(request).client)),
+    .get("/api/namespaces", ({ request }) =>
+      answer(async () => json(await namespacesWithRuns(d.callers.of(request).client))),
     )
     .get("/api/namespaces/:ns/watch/:kind", ({ request, params }) =>
-      watchRoute(d.callers, d.metrics, request, params.ns, params.kind),
+      answer(() => watchRoute(d.callers, d.metrics, request, params.ns, params.kind)),
     )
     .get("/api/namespaces/:ns/runs/:name/logs", ({ request, params }) =>
-      logsRoute(d.callers, d.metrics, request, params.ns, params.name),
+      answer(() => logsRoute(d.callers, d.metrics, request, params.ns, params.name)),
     )
     .get("/api/namespaces/:ns/runs/:name/artifacts/*", ({ request, params }) =>
-      artifactRoute(d.callers.of(request), params.ns, params.name, decodeURIComponent(params["*"])),
+      answer(() =>
+        artifactRoute(d.callers.of(request), params.ns, params.name, decodeURIComponent(params["*"])),
+      ),
     )
     .post(
       INVOKE_ROUTE,
       ({ request, params }) =>
-        invokeRoute(d.callers.of(request), d.gatewayNamespace, request, params.ns, params.name),
+        answer(() => invokeRoute(d.callers.of(request), d.gatewayNamespace, request, params.ns, params.name)),
       { parse: "none" },
     )
     .get("/api/*", () => new DashboardError(404, "NotFound", "no such API route").toResponse())

@@ -34,6 +34,8 @@ export async function buildWeb(minify = true): Promise<Bun.BuildOutput> {
     entrypoints: [WEB_ENTRY],
     target: "browser",
     minify,
+    // Absolute asset URLs: index.html is served for every deep link (/ns/x/runs/y).
+    publicPath: "/",
     naming: { entry: "[name].[ext]", chunk: "[name]-[hash].[ext]", asset: "[name]-[hash].[ext]" },
     define: { "process.env.NODE_ENV": '"production"' },
   });

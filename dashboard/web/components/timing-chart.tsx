@@ -5,6 +5,7 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js";
 import { useEffect, useRef } from "preact/hooks";
 import { humanMicros } from "../lib/format.ts";
+import { theme } from "../lib/theme.ts";
 import type { Stage } from "../lib/timing.ts";
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
@@ -20,6 +21,12 @@ const COLORS: Record<Stage["stage"], string> = {
 export function TimingChart({ stages }: { stages: Stage[] }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const chart = useRef<Chart | null>(null);
+  // Axis and legend colours come from the theme: a theme change draws the chart anew.
+  const mode = theme.value;
+  useEffect(() => {
+    chart.current?.destroy();
+    chart.current = null;
+  }, [mode]);
   useEffect(() => {
     if (!canvas.current) return;
     const text = getComputedStyle(document.documentElement).getPropertyValue("--fg").trim() || "#222";
@@ -62,7 +69,7 @@ export function TimingChart({ stages }: { stages: Stage[] }) {
         },
       },
     });
-  }, [stages]);
+  }, [stages, mode]);
   useEffect(() => () => chart.current?.destroy(), []);
   if (stages.length === 0) return <p class="muted">No timing yet: the attempt has not been scheduled.</p>;
   return (

@@ -7,14 +7,14 @@ import { RUN_PHASES, type RunPhase, TERMINAL_PHASES } from "@kruntimes/api/src/r
 export { RUN_PHASES, TERMINAL_PHASES };
 
 export const PHASE_ICON: Record<RunPhase, string> = {
-  Pending: "◷",
+  Pending: "◌",
   Scheduled: "⇢",
   Running: "▶",
   Ready: "●",
   Finalizing: "⋯",
   Succeeded: "✓",
   Failed: "✕",
-  Timeout: "⌛",
+  Timeout: "◷",
   Cancelled: "⊘",
 };
 

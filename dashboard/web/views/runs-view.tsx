@@ -96,6 +96,8 @@ export function RunsView({ ns, mode, title }: { ns: string; mode?: RunMode; titl
     else if (e.key === "ArrowUp" || e.key === "k") move(-1);
     else if (e.key === "PageDown") move(10);
     else if (e.key === "PageUp") move(-10);
+    else if (e.key === "Home") move(-shown.length);
+    else if (e.key === "End") move(shown.length);
     else if (e.key === "Enter") open(shown[selected]);
   };
 

@@ -63,7 +63,7 @@ export function RuntimesView({ ns }: { ns: string }) {
                         {p.deleting ? " (terminating)" : ""}
                       </span>
                       <meter
-                        class="bar"
+                        class={`bar ${pct >= 100 ? "full" : ""}`}
                         min={0}
                         max={cap || 1}
                         value={used}

@@ -1,0 +1,231 @@
+/**
+ * The dashboard end to end, in headless Chromium against the chart-installed dashboard on the
+ * local cluster: sign in with a ServiceAccount token that may read one namespace and not another;
+ * a Run created while the list is open appears and moves through its phases live; its detail shows
+ * outputs, tails, the latency chart and logs that follow a Run printing once a second; a function
+ * is invoked from its page; a forbidden namespace is explained; the console stays free of errors;
+ * the backend refuses every write verb. Screenshots of each view in light and dark are written to
+ * test/artifacts/dashboard/.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { RunResource } from "@kruntimes/api";
+import { path } from "@kruntimes/kube";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { testCluster } from "../support/cluster.ts";
+import { HELM_MISSING, helmPath } from "./chart-support.ts";
+import { type DashboardEnv, dashboardEnvironment, SCREENSHOTS } from "./dashboard-support.ts";
+import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from "./docs-site-support.ts";
+
+const cluster = testCluster();
+if (!cluster) throw new Error("KUBECONFIG is required (see test/README.md)");
+if (!helmPath()) throw new Error(HELM_MISSING);
+if (!existsSync(CHROMIUM)) throw new Error(CHROMIUM_MISSING);
+const client = cluster.client;
+
+let env: DashboardEnv;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Console errors and uncaught exceptions, with the page URL they happened on. */
+const consoleErrors: string[] = [];
+/** Chromium logs every HTTP error response as a console error; the 401/403s the tests provoke are expected. */
+const EXPECTED_REFUSAL = /^Failed to load resource: the server responded with a status of 40[13]/;
+
+beforeAll(async () => {
+  env = await dashboardEnvironment(cluster);
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
+  page = await context.newPage();
+  page.on("console", (m) => {
+    if (m.type() === "error" && !EXPECTED_REFUSAL.test(m.text()))
+      consoleErrors.push(`${page.url()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await env?.remove();
+}, 120_000);
+
+function createRun(name: string, inline: string, mode: Record<string, unknown> = { task: {} }) {
+  return client.create(path(RunResource, env.namespace), {
+    apiVersion: "kruntimes.io/v1alpha1",
+    kind: "Run",
+    // As krt does: the creation time in µs, so the breakdown has its schedule span.
+    metadata: { name, annotations: { "kruntimes.io/created-micros": String(Date.now() * 1000) } },
+    spec: { runtime: "bash", mode, source: { inline } },
+  });
+}
+
+/** Light and dark screenshots of what the page shows now, switching with the theme menu. */
+async function screenshots(view: string) {
+  const select = page.getByTestId("theme");
+  for (const theme of ["light", "dark"] as const) {
+    await select.selectOption(theme);
+    await page.waitForFunction(`document.documentElement.dataset.theme === ${JSON.stringify(theme)}`);
+    await page.screenshot({ path: join(SCREENSHOTS, `${view}-${theme}.png`) });
+  }
+  await select.selectOption("light");
+}
+
+const TICKER = `for i in 1 2 3 4 5 6; do echo "tick $i"; sleep 1; done
+echo "oops" >&2
+echo "result=42" >> "$KRUNTIME_OUTPUTS"`;
+
+describe("dashboard", () => {
+  test("the backend refuses every write verb, and a request without a token", async () => {
+    const routes = [
+      "/",
+      "/healthz",
+      "/metrics",
+      "/api/session",
+      "/api/namespaces",
+      `/api/namespaces/${env.namespace}/watch/runs`,
+      `/api/namespaces/${env.namespace}/runs/x/logs`,
+      `/api/namespaces/${env.namespace}/runs/x/artifacts/a`,
+      `/api/namespaces/${env.namespace}/runs/x/invoke`,
+      "/apis/kruntimes.io/v1alpha1/namespaces/x/runs",
+    ];
+    const auth = { authorization: `Bearer ${env.token}` };
+    for (const route of routes)
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+        if (method === "POST" && route.endsWith("/invoke")) continue;
+        const res = await fetch(env.url + route, { method, headers: auth, body: "{}" });
+        expect({ route, method, status: res.status }).toEqual({ route, method, status: 405 });
+        expect(res.headers.get("allow")).toBe("GET, HEAD");
+      }
+    // The one POST (the invoke box) needs a header no cross-site form can send.
+    const csrf = await fetch(`${env.url}/api/namespaces/${env.namespace}/runs/x/invoke`, {
+      method: "POST",
+      headers: auth,
+      body: "{}",
+    });
+    expect(csrf.status).toBe(400);
+    const anonymous = await fetch(`${env.url}/api/namespaces/${env.namespace}/watch/runs`);
+    expect(anonymous.status).toBe(401);
+    const metrics = await (await fetch(`${env.url}/metrics`)).text();
+    expect(metrics).toMatch(/kruntimes_dashboard_refused_writes_total \d+/);
+    expect(
+      Number(/kruntimes_dashboard_refused_writes_total (\d+)/.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(39);
+  });
+
+  test("sign in with the token; namespaces cannot be listed, so one is typed in", async () => {
+    await page.goto(`${env.url}/`);
+    await page.waitForURL(/\/signin/);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await screenshots("sign-in");
+    await page.getByLabel("Token").fill("not-a-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("the apiserver did not accept your token").waitFor();
+    await page.getByLabel("Token").fill(env.token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("You may not list namespaces").waitFor();
+    expect(await page.getByTestId("who").textContent()).toBe(`system:serviceaccount:${env.namespace}:viewer`);
+    // The token lives in sessionStorage only.
+    expect(await page.evaluate<string | null>('sessionStorage.getItem("kruntimes.dashboard.token")')).toBe(
+      env.token,
+    );
+    expect(await page.evaluate<number>("localStorage.length")).toBeLessThanOrEqual(1);
+    expect(await page.evaluate<string>("document.cookie")).toBe("");
+    const input = page.getByTestId("ns-input").last();
+    await input.fill(env.namespace);
+    await input.press("Enter");
+    await page.waitForURL(new RegExp(`/ns/${env.namespace}/runs$`));
+  });
+
+  test("a Run created while the list is open appears and moves through its phases live", async () => {
+    await page.getByText("No Runs in this namespace").waitFor();
+    await page.evaluate(`window.__phases = [];
+      new MutationObserver(() => {
+        const el = document.querySelector('[data-run="live-1"] [data-phase]');
+        const p = el && el.getAttribute("data-phase");
+        if (p && window.__phases.at(-1) !== p) window.__phases.push(p);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });`);
+    await createRun("live-1", TICKER);
+    await page.locator('[data-run="live-1"]').waitFor();
+    await page.locator('[data-run="live-1"] [data-phase="Running"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-run="live-1"] [data-phase="Succeeded"]').waitFor({ timeout: 30_000 });
+    const seen = await page.evaluate<string[]>("window.__phases");
+    expect(seen).toContain("Running");
+    expect(seen.at(-1)).toBe("Succeeded");
+    expect(await page.locator('[data-phase-count="Succeeded"] b').textContent()).toBe("1");
+    // Filters are links: the phase chip and the text filter land in the URL.
+    await page.locator('[data-phase-count="Failed"]').click();
+    await page.getByText("No Runs match the filters").waitFor();
+    expect(page.url()).toContain("phase=Failed");
+    await page.locator('[data-phase-count="Failed"]').click();
+    await page.locator('[data-run="live-1"]').waitFor();
+  }, 60_000);
+
+  test("the detail follows the logs of a Run printing once a second; outputs, tails, chart", async () => {
+    await createRun("ticker", TICKER);
+    // Keyboard: focus the table, move to the newest Run (sorted first by age) and open it.
+    await page.locator('[data-run="ticker"]').waitFor();
+    await page.getByTestId("runs-body").focus();
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/runs\/ticker$/);
+    const logs = page.getByTestId("logs");
+    await logs.getByText("tick 2").waitFor({ timeout: 30_000 });
+    // Still going: later lines arrive on the open page.
+    expect(await page.locator("[data-phase]").first().getAttribute("data-phase")).toBe("Running");
+    await logs.getByText("tick 5").waitFor({ timeout: 15_000 });
+    await page.getByTestId("log-state").getByText("ended (Succeeded)").waitFor({ timeout: 20_000 });
+    expect(await logs.textContent()).toContain("oops");
+    await page.locator('[data-field="result"]').getByText("42").waitFor();
+    await page.getByTestId("stdout-tail").getByText("tick 6").waitFor();
+    await page.getByTestId("stderr-tail").getByText("oops").waitFor();
+    await page.getByTestId("timing-chart").waitFor();
+    for (const stage of ["schedule", "dispatch", "execution", "report"])
+      await page.locator(".timing th", { hasText: stage }).waitFor();
+    expect(await page.locator('[data-field="Exit code"]').textContent()).toBe("0");
+    await page.getByTestId("timeline").getByText("finished").waitFor();
+    await screenshots("run-detail");
+  }, 60_000);
+
+  test("the Runs list, Runtimes with per-pod use, and deep links", async () => {
+    await page.goto(`${env.url}/ns/${env.namespace}/runs?sort=name`);
+    await page.locator('[data-run="live-1"]').waitFor();
+    expect(await page.locator("[data-run]").first().getAttribute("data-run")).toBe("live-1");
+    await screenshots("runs");
+    await page.getByRole("link", { name: "Runtimes", exact: true }).click();
+    await page.waitForURL(/\/runtimes$/);
+    const bash = page.locator('[data-runtime="bash"]');
+    await bash.getByTestId("replicas").getByText("1/1 ready").waitFor({ timeout: 30_000 });
+    await bash.locator("meter").first().waitFor();
+    await screenshots("runtimes");
+  }, 60_000);
+
+  test("a function Run is invoked from its page through the gateway", async () => {
+    await createRun("greeter", 'handler() { body=$(cat); printf "hello %s" "$body"; }', { function: {} });
+    await page.goto(`${env.url}/ns/${env.namespace}/functions`);
+    await page.locator('[data-run="greeter"] [data-phase="Ready"]').waitFor({ timeout: 30_000 });
+    await screenshots("functions");
+    await page.locator('[data-run="greeter"] a').click();
+    await page.getByRole("heading", { name: "Invoke" }).waitFor();
+    await page.getByTestId("invoke-body").fill("dashboard");
+    await page.getByRole("button", { name: "Invoke" }).click();
+    const result = page.getByTestId("invoke-result");
+    await result.getByText("hello dashboard").waitFor({ timeout: 20_000 });
+    expect(await result.getAttribute("data-status")).toBe("200");
+    await screenshots("function-detail");
+  }, 60_000);
+
+  test("sessions view, and a namespace the token may not read is explained", async () => {
+    await page.goto(`${env.url}/ns/${env.namespace}/sessions`);
+    await page.getByText("No Runs in this namespace").waitFor();
+    await screenshots("sessions");
+    await page.goto(`${env.url}/ns/${env.forbidden}/runs`);
+    await page.getByText(`you may not list runs in namespace ${env.forbidden}`).waitFor();
+    expect(await page.locator(".error-box").getAttribute("data-status")).toBe("403");
+    await screenshots("forbidden");
+  }, 60_000);
+
+  test("the browser console stayed free of errors", () => {
+    expect(consoleErrors).toEqual([]);
+  });
+});
