@@ -35,6 +35,7 @@ const SECTIONS: { text: string; items: Item[] }[] = [
       { text: "Run affinity", link: "/concepts/affinity" },
       { text: "Persistent workspaces", link: "/concepts/workspaces" },
       { text: "Artifacts", link: "/concepts/artifacts" },
+      { text: "Workflows", link: "/concepts/workflows" },
     ],
   },
   {
@@ -43,6 +44,7 @@ const SECTIONS: { text: string; items: Item[] }[] = [
       { text: "Go SDK", link: "/sdk/go" },
       { text: "Python SDK", link: "/sdk/python" },
       { text: "MCP server (krt mcp)", link: "/mcp" },
+      { text: "Dashboard", link: "/dashboard" },
       { text: "Examples", link: "/examples" },
     ],
   },
@@ -50,6 +52,8 @@ const SECTIONS: { text: string; items: Item[] }[] = [
     text: "Guides",
     items: [
       { text: "Install", link: "/install" },
+      { text: "Releases and verifying them", link: "/release" },
+      { text: "Compatibility and versions", link: "/compatibility" },
       { text: "Operations", link: "/operations" },
       { text: "Security and threat model", link: "/security" },
       { text: "Custom runtimes", link: "/runtime-server" },
