@@ -13,7 +13,8 @@ export CGO_ENABLED=0
 export GOCACHE="${GOCACHE:-$cache/go-build}"
 export GOMODCACHE="${GOMODCACHE:-$(go env GOMODCACHE)}"
 
-if [[ -n "${KRT_ASSETS:-}" && "${1:-cluster}" != s3server ]]; then
+# The release tools (cosign, syft) are never in KRT_ASSETS: they are built either way.
+if [[ -n "${KRT_ASSETS:-}" && ! "${1:-cluster}" =~ ^(s3server|cosign|syft)$ ]]; then
   for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
     [[ -x "$KRT_ASSETS/$b" ]] || { echo "KRT_ASSETS=$KRT_ASSETS has no executable $b; unset KRT_ASSETS to build from source" >&2; exit 1; }
   done
@@ -51,6 +52,9 @@ ldflags_for() {
     helm) echo "-X helm.sh/helm/v4/internal/version.version=$2 -X helm.sh/helm/v4/internal/version.gitTreeState=clean" ;;
     # `grpcurl -version` prints main.version.
     grpcurl) echo "-X main.version=$2" ;;
+    # `cosign version` and `syft version` print what these say.
+    cosign) echo "-X sigs.k8s.io/release-utils/version.gitVersion=$2 -X sigs.k8s.io/release-utils/version.gitTreeState=clean" ;;
+    syft) echo "-X main.version=${2#v}" ;;
     *) echo "" ;;
   esac
 }
@@ -111,6 +115,21 @@ setup_codegen() {
   (cd "$mod" && go mod tidy)
 }
 
+# Release tools: cosign (signatures) and syft (SBOMs), each a helper module requiring its release.
+setup_cosign() {
+  local mod=$1 v=$2
+  printf 'module kruntimes.local/build/cosign\ngo 1.25\nrequire github.com/sigstore/cosign/v3 %s\n' "$v" >"$mod/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/sigstore/cosign/v3/cmd/cosign"\n' >"$mod/tools.go"
+  (cd "$mod" && go mod tidy)
+}
+
+setup_syft() {
+  local mod=$1 v=$2
+  printf 'module kruntimes.local/build/syft\ngo 1.25\nrequire github.com/anchore/syft %s\n' "$v" >"$mod/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/anchore/syft/cmd/syft"\n' >"$mod/tools.go"
+  (cd "$mod" && go mod tidy)
+}
+
 # The artifact tests' S3 server: our own module (test/localcluster/s3server) around gofakes3. The
 # cache key is gofakes3's version plus a hash of our sources, so editing them rebuilds.
 s3server_key() {
@@ -123,8 +142,8 @@ setup_s3server() {
     || { echo "test/localcluster/s3server/go.mod does not require gofakes3 $GOFAKES3_VERSION (versions.env)" >&2; exit 1; }
 }
 
-# Default: what the local cluster needs. `all` adds helm (chart tests), grpcurl (gateway tests)
-# and codegen (buf generate's Go plugins).
+# Default: what the local cluster needs. `all` adds helm (chart tests), grpcurl (gateway tests),
+# codegen (buf generate's Go plugins), cosign and syft (scripts/release.sh).
 want="${1:-cluster}"
 if [[ $want == all || $want == cluster || $want == etcd ]]; then
   build_group etcd "$ETCD_VERSION" setup_etcd go.etcd.io/etcd/server/v3
@@ -146,4 +165,10 @@ fi
 if [[ $want == all || $want == codegen ]]; then
   build_group codegen "$PROTOC_GEN_GO_VERSION-connect-$CONNECT_GO_VERSION" setup_codegen \
     google.golang.org/protobuf/cmd/protoc-gen-go connectrpc.com/connect/cmd/protoc-gen-connect-go
+fi
+if [[ $want == all || $want == cosign ]]; then
+  build_group cosign "$COSIGN_VERSION" setup_cosign github.com/sigstore/cosign/v3/cmd/cosign
+fi
+if [[ $want == all || $want == syft ]]; then
+  build_group syft "$SYFT_VERSION" setup_syft github.com/anchore/syft/cmd/syft
 fi
