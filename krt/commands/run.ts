@@ -34,6 +34,10 @@ export class RunCommand extends KrtCommand {
       (\`--idle-timeout\`) or reaches \`--timeout\` (its whole lifetime). \`--wait\` then waits
       until the Run is Ready (exit 0) or has ended.
 
+      \`--artifact-input RUN/NAME[:PATH]\` (repeatable, tasks only) stages the artifact NAME that
+      Run RUN stored into the working directory before the task starts: a file at PATH (default
+      NAME), a directory unpacked into PATH. Creating such a Run needs \`get\` on RUN.
+
       \`--manifest\` creates the Run written in a YAML or JSON file (\`-\` reads stdin) instead of
       building one from flags; \`-n\` and \`--name\` override its namespace and name.
 
@@ -62,6 +66,10 @@ export class RunCommand extends KrtCommand {
         "Start a python function and wait until it serves",
         "krt run --function --runtime python --handler handler --file handler.py --concurrency 4 --idle-timeout 30m --wait",
       ],
+      [
+        "Run with another Run's artifacts staged in its working directory",
+        "krt run --runtime bash --artifact-input build/report.txt --artifact-input build/site:public/site --wait -- 'cat report.txt; ls public/site'",
+      ],
       ["Create a Run from a manifest", "krt run --manifest run.yaml"],
     ],
   });
@@ -70,6 +78,9 @@ export class RunCommand extends KrtCommand {
   file = Option.String("--file,-f", { description: "Inline script to send: a path, or - for stdin" });
   entrypoint = Option.String("--entrypoint", { description: "Script file in the runtime container to run" });
   env = Option.Array("--env,-e", [], { description: "Environment variable NAME=VALUE (repeatable)" });
+  artifactInputs = Option.Array("--artifact-input", [], {
+    description: "Stage another Run's artifact before the task starts: RUN/NAME[:PATH] (repeatable)",
+  });
   timeout = Option.String("--timeout", { description: "Longest one attempt may run, e.g. 30s, 5m" });
   retries = Option.String("--retries", { description: "Retries after the first attempt (0-9)" });
   ttl = Option.String("--ttl", { description: "Delete the Run this long after it ends: seconds or 10m" });
@@ -135,6 +146,7 @@ export class RunCommand extends KrtCommand {
       retries: this.retries,
       ttl: this.ttl,
       name: this.name,
+      artifactInputs: this.artifactInputs,
       ...(this.function ? { function: fn } : {}),
     };
     if (this.manifest === undefined) checkRunFlags(flags);
@@ -211,6 +223,7 @@ export class RunCommand extends KrtCommand {
       ["--function", this.function || undefined],
       ["-- args", this.args.length ? this.args : undefined],
       ["--env", this.env.length ? this.env : undefined],
+      ["--artifact-input", this.artifactInputs.length ? this.artifactInputs : undefined],
     ];
     const given = building.filter(([, v]) => v !== undefined).map(([k]) => k);
     if (given.length)

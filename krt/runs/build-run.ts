@@ -5,6 +5,7 @@
 import {
   Annotations,
   API_VERSION,
+  type ArtifactInput,
   isDuration,
   Limits,
   parseApiDuration,
@@ -28,6 +29,8 @@ export interface RunFlags {
   retries?: string;
   ttl?: string;
   name?: string;
+  /** `--artifact-input RUN/NAME[:PATH]` (repeatable): tasks only. */
+  artifactInputs?: string[];
   /** `--function`: a function Run serving `spec.source.inline`'s handler (flags in FunctionFlags). */
   function?: FunctionFlags;
 }
@@ -63,6 +66,7 @@ export function checkRunFlags(f: RunFlags): void {
   if (f.retries !== undefined) retriesOf(f.retries);
   if (f.ttl !== undefined) ttlSecondsOf(f.ttl);
   for (const e of f.env) envOf(e);
+  artifactInputsOf(f.artifactInputs ?? []);
 }
 
 /** Function mode: the source comes from --file, task-only flags are refused. */
@@ -76,6 +80,11 @@ function checkFunctionFlags(f: RunFlags): void {
     throw CliError.usage(
       `--function takes no arguments after --, got: ${f.args.join(" ")}`,
       "configure the function with --env K=V; callers send the input with `krt invoke`",
+    );
+  if (f.artifactInputs?.length)
+    throw CliError.usage(
+      "--artifact-input is for tasks: a function or session takes no staged artifacts",
+      "drop --function, or let the function read what it needs",
     );
   if (f.file === undefined)
     throw CliError.usage(
@@ -148,6 +157,7 @@ export function buildRun(f: RunFlags, namespace: string, createdMicros: number):
   if (f.timeout !== undefined) spec.timeout = f.timeout;
   if (f.retries !== undefined) spec.retryPolicy = { maxAttempts: retriesOf(f.retries) + 1 };
   if (f.ttl !== undefined) spec.ttlSecondsAfterFinished = ttlSecondsOf(f.ttl);
+  if (f.artifactInputs?.length) spec.artifactInputs = artifactInputsOf(f.artifactInputs);
   return {
     apiVersion: API_VERSION,
     kind: RUN_KIND,
@@ -169,6 +179,37 @@ function envOf(kv: string): { name: string; value: string } {
       "e.g. --env GREETING=hello (repeat --env for more)",
     );
   return { name, value: kv.slice(eq + 1) };
+}
+
+const ARTIFACT_NAME = /^[A-Za-z0-9._-]+$/;
+const INPUT_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+
+/** `RUN/NAME[:PATH]`: the artifact NAME of Run RUN, staged at PATH (default NAME) before the task starts. */
+export function artifactInputOf(s: string): ArtifactInput {
+  const slash = s.indexOf("/");
+  const colon = s.indexOf(":", slash + 1);
+  const run = s.slice(0, Math.max(0, slash));
+  const name = slash < 0 ? "" : s.slice(slash + 1, colon < 0 ? undefined : colon);
+  const path = colon < 0 ? undefined : s.slice(colon + 1);
+  const bad = (why: string) =>
+    CliError.usage(
+      `--artifact-input "${s}": ${why}`,
+      "give RUN/NAME[:PATH], e.g. --artifact-input build/report.txt or build/site:public/site",
+    );
+  if (!run || !NAME.test(run) || run.length > 253) throw bad("RUN is not a Run name");
+  if (!ARTIFACT_NAME.test(name) || name.length > Limits.nameLength)
+    throw bad("NAME is not an artifact name (letters, digits, '.', '_', '-')");
+  if (path !== undefined && (!INPUT_PATH.test(path) || path.split("/").some((p) => p === "." || p === "..")))
+    throw bad("PATH must be relative, '/'-separated, without '.' or '..' segments");
+  return { run, name, ...(path !== undefined ? { path } : {}) };
+}
+
+function artifactInputsOf(list: readonly string[]): ArtifactInput[] {
+  if (list.length > Limits.artifactCount)
+    throw CliError.usage(
+      `--artifact-input given ${list.length} times, at most ${Limits.artifactCount} are allowed`,
+    );
+  return list.map(artifactInputOf);
 }
 
 function retriesOf(s: string): number {

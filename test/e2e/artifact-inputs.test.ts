@@ -6,7 +6,8 @@
  * a PersistentWorkspace's directory, where the next Run in the workspace still finds them. A
  * missing artifact or Run ends Failed/ArtifactInputUnavailable with a message naming it; a store
  * outage while staging is retried; a ~10 MiB input arrives intact (its sha256 checked by the
- * task); the Run in docs/concepts/artifacts.md runs as written. Who may create such a Run (the
+ * task); the Run in docs/concepts/artifacts.md and `krt run --artifact-input`'s example run as
+ * written. Who may create such a Run (the
  * chart's admission policy) is test/e2e/chart-artifact-inputs-policy.test.ts. The staging time runtimed logs is printed for the record.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -25,6 +26,7 @@ import { type KubeClient, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
 import { installCrds } from "../../controller/testing/cluster/objects.ts";
+import { RunCommand } from "../../krt/commands/run.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
 import * as art from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
@@ -175,6 +177,18 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     );
     expect(r.status?.reason).toBe("Completed");
     expect(r.status?.stdoutTail).toBe("hello inputs\ncss\nindex.html\ntool.sh\n");
+  });
+
+  test("krt run --artifact-input: the CLI reference's example as written", () => {
+    const example = RunCommand.usage?.examples?.find(([what]) => what.includes("artifacts staged"))?.[1];
+    expect(example).toStartWith("krt run ");
+    const p = Bun.spawnSync(["sh", "-c", `bun krt/main.ts ${example?.slice(4)} -n ${ns.name}`], {
+      cwd: REPO,
+      env: { ...process.env, KUBECONFIG: cluster?.kubeconfig as string },
+    });
+    expect(p.stderr.toString()).toContain("Succeeded");
+    expect(p.stdout.toString()).toBe("hello inputs\ncss\nindex.html\ntool.sh\n");
+    expect(p.exitCode).toBe(0);
   });
 
   test("into a PersistentWorkspace: staged into its directory, and the next Run there still finds it", async () => {

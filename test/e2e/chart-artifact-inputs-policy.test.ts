@@ -195,7 +195,7 @@ live("chart: artifact-inputs admission policy on the apiserver", () => {
   });
 
   test("the apiserver's cost budget: what fits, and past it the policy fails closed", async () => {
-    const from = (runs: number, of = Limits.artifactCount) =>
+    const from = (runs: number, of: number = Limits.artifactCount) =>
       Array.from({ length: of }, (_, i) => ({ run: `src-${i % runs}`, name: `o${i}` }));
     // get on every Run of the namespace: one check answers for all 32 inputs.
     expect(await create(from(Limits.artifactCount), { as: "bob" })).toEqual({ status: 201, message: "" });
