@@ -15,7 +15,8 @@ export class WorkflowRunDeleteCommand extends KrtCommand {
   static override usage = Command.Usage({
     category: "Workflows",
     description: "Delete one or more WorkflowRuns",
-    details: "Deletes the WorkflowRun objects; to stop a running one first, use `krt wfrun cancel`.",
+    details:
+      "Deletes the WorkflowRun objects. Their child Runs, job workspaces and nested WorkflowRuns carry owner references to them and are deleted with them by Kubernetes' garbage collector. Deleting a running WorkflowRun stops its running steps that way; `krt wfrun cancel` stops them and keeps the record.",
     examples: [["Delete two WorkflowRuns", "krt wfrun delete ci-x7k2p ci-q9w3e"]],
   });
 

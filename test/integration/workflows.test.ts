@@ -182,6 +182,44 @@ suite("WorkflowRuns (controller + real runtimed)", () => {
     );
   });
 
+  test("krt wfrun describe, logs and cancel against a run the controller drives", async () => {
+    const krt = async (...args: string[]) => {
+      const p = Bun.spawn(["bun", "krt/main.ts", "-n", ns.name, ...args], {
+        cwd: `${import.meta.dir}/../..`,
+        env: { ...process.env, KUBECONFIG: cluster?.kubeconfig as string, NO_COLOR: "1" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [out, err, code] = await Promise.all([
+        new Response(p.stdout).text(),
+        new Response(p.stderr).text(),
+        p.exited,
+      ]);
+      return { out, err, code };
+    };
+    // "pipeline" ran in the first test.
+    const d = await krt("wfrun", "describe", "pipeline");
+    expect(d.code).toBe(0);
+    expect(d.out).toContain("build");
+    expect(d.out).toContain("write");
+    expect(d.out).toContain("Succeeded");
+    const logs = await krt("wfrun", "logs", "pipeline", "--job", "build");
+    expect(logs.code).toBe(0);
+    expect(logs.err).toBe("");
+    await createWfRun("krtcancel", {
+      jobs: {
+        slow: { steps: [{ name: "tick", run: "for i in $(seq 60); do echo tick $i; sleep 1; done" }] },
+      },
+    });
+    await until("krtcancel", "running", (w) => w.status?.jobs?.slow?.steps?.[0]?.phase === "Running");
+    const c = await krt("wfrun", "cancel", "krtcancel");
+    expect(c.code).toBe(0);
+    const w = await ended("krtcancel", 30_000);
+    expect(w.status?.phase).toBe("Cancelled");
+    const tail = await krt("wfrun", "logs", "krtcancel");
+    expect(tail.out).toContain("[slow/tick] tick 1");
+  });
+
   test("artifacts move between jobs: declared by a step, staged into the downstream job's workspace", async () => {
     await createWfRun("artifacts", {
       jobs: {
