@@ -129,6 +129,7 @@ export async function startGateway(o: GatewayOptions, d: GatewayDeps): Promise<G
       maxBodyBytes,
       log: d.log,
       invoker: d.grpcThroughAdapter ? undefined : invoker,
+      idleTimeoutMs: o.idleTimeoutMs,
     };
     if (o.protocols.has("http")) {
       const l: Listener = await serveH2c(nodeDeps, o.host, o.grpcPort);

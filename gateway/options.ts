@@ -68,6 +68,11 @@ export const FLAGS = {
     help: "deadline of a call that sends no Connect-Timeout-Ms / grpc-timeout header",
   },
   "max-timeout": { kind: "duration", default: "15m", help: "longer requested deadlines are cut to this" },
+  "idle-timeout": {
+    kind: "duration",
+    default: "30s",
+    help: "HTTP/2 connections with no request open this long are closed, and a TLS handshake must finish within it (slow or silent clients); HTTP/1.1 headers have Bun's own 10 s limit",
+  },
   "auth-cache-ttl": {
     kind: "duration",
     default: "60s",
@@ -116,6 +121,8 @@ export interface GatewayOptions {
   maxResponseBytes: number;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
+  /** `--idle-timeout`: HTTP/2 sessions with no open stream, and TLS handshakes, are cut after this. */
+  idleTimeoutMs: number;
   authCacheTtlMs: number;
   authDenyTtlMs: number;
   authCacheSize: number;
@@ -231,6 +238,7 @@ export function parseOptions(
     maxResponseBytes: get("max-response-bytes"),
     defaultTimeoutMs: get("default-timeout"),
     maxTimeoutMs: get("max-timeout"),
+    idleTimeoutMs: get("idle-timeout"),
     authCacheTtlMs: get("auth-cache-ttl"),
     authDenyTtlMs: get("auth-deny-ttl"),
     authCacheSize: get("auth-cache-size"),
@@ -243,6 +251,7 @@ export function parseOptions(
   };
   if (o.maxConcurrentRequests < 1) throw new OptionsError("--max-concurrent-requests must be at least 1");
   if (o.defaultTimeoutMs <= 0) throw new OptionsError("--default-timeout must be positive");
+  if (o.idleTimeoutMs <= 0) throw new OptionsError("--idle-timeout must be positive");
   if (o.maxTimeoutMs < o.defaultTimeoutMs)
     throw new OptionsError("--max-timeout must be at least --default-timeout");
   if (o.authDenyTtlMs > o.authCacheTtlMs)

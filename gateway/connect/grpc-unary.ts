@@ -91,7 +91,13 @@ export async function serveGrpcUnary(
       );
     if (body[0] !== 0)
       throw new ConnectError("protocol error: compressed message without grpc-encoding", Code.Internal);
-    const input = fromBinary(INVOKE.input, body.subarray(5));
+    let input: ReturnType<typeof fromBinary<typeof INVOKE.input>>;
+    try {
+      input = fromBinary(INVOKE.input, body.subarray(5));
+    } catch (e) {
+      // The code and words connect-node's adapter uses (and grpc-go): clients see the same answer.
+      throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
+    }
     let out: Awaited<ReturnType<Invoker["invoke"]>>;
     try {
       out = await invoker.invoke({

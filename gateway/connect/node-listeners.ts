@@ -8,8 +8,9 @@
  */
 import { type FSWatcher, readFileSync, watch } from "node:fs";
 import http2, { type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, Socket } from "node:net";
 import { dirname } from "node:path";
+import type { TLSSocket } from "node:tls";
 import type { ConnectRouter, ConnectRouterOptions } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
@@ -26,6 +27,44 @@ export interface NodeListenerDeps {
   log: Logger;
   /** Serves gRPC Invoke itself (grpc-unary.ts) instead of through connect-node; unset: the adapter serves everything. */
   invoker?: Invoker;
+  /** `--idle-timeout`: idle connections with no call open, and TLS handshakes, are cut after this (default 30 s). */
+  idleTimeoutMs?: number;
+}
+
+const DEFAULT_IDLE_MS = 30_000;
+
+/**
+ * Slow and silent clients: node:http2 keeps a connection open forever by default, so a client
+ * that connects and sends nothing (or half a preface, or never opens a stream, or — on the TLS
+ * port with ALPN http/1.1 — never finishes its headers) would hold a socket until the process runs
+ * out of them. A connection idle for `ms` is closed unless a call is open on it: an HTTP/2 session
+ * with no open stream, or an HTTP/1.1 socket with no response in progress. (An invocation may run
+ * for minutes without a byte on the wire, so a connection with a call open is left alone.)
+ */
+function closeIdleConnections(server: http2.Http2Server | http2.Http2SecureServer, ms: number): void {
+  const openStreams = new WeakMap<http2.ServerHttp2Session, number>();
+  server.on("session", (session: http2.ServerHttp2Session) => {
+    openStreams.set(session, 0);
+    session.on("stream", (stream: http2.ServerHttp2Stream) => {
+      openStreams.set(session, (openStreams.get(session) ?? 0) + 1);
+      stream.once("close", () => openStreams.set(session, (openStreams.get(session) ?? 1) - 1));
+    });
+  });
+  // HTTP/1.1 over TLS (ALPN http/1.1) is a plain socket with no session; Bun does not apply the
+  // server timeout to it, so the socket gets its own.
+  server.on("secureConnection", (socket: TLSSocket & { _httpMessage?: unknown }) => {
+    if (socket.alpnProtocol === "h2") return;
+    socket.setTimeout(ms, () => {
+      if (!socket._httpMessage) socket.destroy();
+    });
+  });
+  server.setTimeout(ms);
+  // With a listener, node destroys nothing itself on a timeout: this decides.
+  server.on("timeout", (idle: http2.ServerHttp2Session | (Socket & { _httpMessage?: unknown })) => {
+    if (idle instanceof Socket) {
+      if (!idle._httpMessage) idle.destroy();
+    } else if ((openStreams.get(idle) ?? 0) === 0) idle.destroy();
+  });
 }
 
 export interface Listener {
@@ -74,6 +113,7 @@ function handler(d: NodeListenerDeps, scheme: "http" | "https") {
 
 export async function serveH2c(d: NodeListenerDeps, host: string, port: number): Promise<Listener> {
   const server = http2.createServer({}, handler(d, "http"));
+  closeIdleConnections(server, d.idleTimeoutMs ?? DEFAULT_IDLE_MS);
   const bound = await listen(server, host, port);
   d.log.info({ host, port: bound, protocols: ["grpc", "connect", "grpc-web"] }, "h2c listening");
   return { port: bound, close: closer(server) };
@@ -147,9 +187,15 @@ export async function serveTls(
   files: { cert: string; key: string },
 ): Promise<Listener> {
   const server = http2.createSecureServer(
-    { cert: readFileSync(files.cert), key: readFileSync(files.key), allowHTTP1: true },
+    {
+      cert: readFileSync(files.cert),
+      key: readFileSync(files.key),
+      allowHTTP1: true,
+      handshakeTimeout: d.idleTimeoutMs ?? DEFAULT_IDLE_MS,
+    },
     handler(d, "https"),
   );
+  closeIdleConnections(server, d.idleTimeoutMs ?? DEFAULT_IDLE_MS);
   const unwatch = watchKeyPair(files, (pair) => server.setSecureContext(pair), d.log);
   const bound = await listen(server, host, port).catch((e) => {
     unwatch();

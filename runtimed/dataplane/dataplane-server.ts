@@ -9,6 +9,7 @@
  */
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
+import { FunctionLimits } from "@kruntimes/api";
 import { FunctionDataplaneService } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
 import { SessionService } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 import type { FunctionTable } from "../functions/function-table.ts";
@@ -52,8 +53,16 @@ export function fromServer(e: unknown): ConnectError {
 
 export type DataplaneHandler = (request: Request) => Promise<Response>;
 
+/**
+ * The largest request body the port reads: a function's largest request (FunctionLimits), as
+ * Connect JSON (base64 is 4/3) with room for the other fields. The router reads the body before
+ * the handler authenticates, so without a bound an unauthenticated caller could make runtimed
+ * buffer Bun's default (128 MiB) per request.
+ */
+export const DATAPLANE_MAX_BODY_BYTES = Math.ceil(FunctionLimits.maxMaxRequestBytes * 1.4) + 64 * 1024;
+
 export function dataplaneHandler(d: Omit<DataplaneDeps, "host" | "port">): DataplaneHandler {
-  const router = createConnectRouter();
+  const router = createConnectRouter({ readMaxBytes: DATAPLANE_MAX_BODY_BYTES });
   router.service(FunctionDataplaneService, {
     async invoke(req, ctx) {
       const t0 = performance.now();
@@ -121,6 +130,7 @@ export function serveDataplane(d: DataplaneDeps) {
     port: d.port,
     // Invocations may run up to 15 minutes without a byte on the wire.
     idleTimeout: 0,
+    maxRequestBodySize: DATAPLANE_MAX_BODY_BYTES,
     fetch: (request) => handle(request),
   });
   d.log.info({ host: d.host, port: server.port }, "dataplane listening");
