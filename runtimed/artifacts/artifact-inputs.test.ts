@@ -20,7 +20,12 @@ import { KubeError } from "@kruntimes/kube";
 import pino from "pino";
 import { Registry } from "prom-client";
 import { attemptResult } from "../execution/attempt-result.ts";
-import { attemptDirectory, makeDirsBelow, UnsafePath } from "../workspaces/run-directory.ts";
+import {
+  attemptDirectory,
+  makeDirsBelow,
+  removeAttemptDirectory,
+  UnsafePath,
+} from "../workspaces/run-directory.ts";
 import { createArtifactMetrics } from "./artifact-metrics.ts";
 import { collect } from "./collect.ts";
 import { FilesystemStore } from "./fs-store.ts";
@@ -163,6 +168,13 @@ describe("working directories", () => {
     const made = await makeDirsBelow(join(root, "runs"), "a/b");
     expect(statSync(made).mode & 0o777).toBe(0o777);
     expect(statSync(join(root, "runs")).mode & 0o777).toBe(0o777);
+    const attempt = { root: join(root, "runs"), rel: "uid/1" };
+    writeFileSync(join(await makeDirsBelow(attempt.root, attempt.rel), "staged"), "x");
+    await makeDirsBelow(attempt.root, "uid/2");
+    await removeAttemptDirectory(attempt);
+    expect(readdirSync(join(root, "runs/uid"))).toEqual(["2"]); // another attempt's stays
+    await removeAttemptDirectory({ ...attempt, rel: "uid/2" });
+    expect(readdirSync(join(root, "runs")).sort()).toEqual(["a"]);
     symlinkSync(tmp("elsewhere"), join(made, "link"));
     await expect(makeDirsBelow(join(root, "runs"), "a/b/link/c")).rejects.toBeInstanceOf(UnsafePath);
     writeFileSync(join(made, "file"), "");

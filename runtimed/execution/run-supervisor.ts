@@ -27,7 +27,7 @@ import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import { finalOutcome, type Outcome } from "../status/outcome.ts";
 import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";
 import type { StatusWriter } from "../status/status-writer.ts";
-import { attemptDirectory } from "../workspaces/run-directory.ts";
+import { attemptDirectory, removeAttemptDirectory } from "../workspaces/run-directory.ts";
 import type { WorkspaceDirs } from "../workspaces/workspace-dirs.ts";
 import { attemptResult } from "./attempt-result.ts";
 import { type AttemptEnd, followAttempt } from "./attempt-stream.ts";
@@ -298,6 +298,8 @@ export class RunSupervisor {
       await a.inputs.stage(this.run, dir, this.abort.signal, log);
       return undefined;
     } catch (e) {
+      // The Runtime Server never gets this attempt, so it never cleans its default directory.
+      if (workingDir === "") void removeAttemptDirectory(dir);
       if (e instanceof StagingAborted) return { kind: "aborted" };
       const message = e instanceof InputUnavailable ? e.message : String(e);
       log.warn({ err: message }, "artifact inputs not staged; the task does not start");

@@ -4,8 +4,8 @@
  * working directory — a PersistentWorkspace's above all — holds whatever earlier Runs left, and a
  * link planted there must not send runtimed's writes outside it.
  */
-import { chmod, lstat, mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { chmod, lstat, mkdir, rm, rmdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 
 /** The Runtime Server's root for working directories: `<workspace>/runs`. */
 export function runsRoot(workspace: string): string {
@@ -23,6 +23,16 @@ export function attemptDirectory(
   attempt: number,
 ): { root: string; rel: string } {
   return { root: runsRoot(workspace), rel: workingDir === "" ? `${runUID}/${attempt}` : workingDir };
+}
+
+/**
+ * Removes a default (`<run_uid>/<attempt>`) directory runtimed made for an attempt that never
+ * reached the Runtime Server, and `<run_uid>` once empty. Never throws: housekeeping.
+ */
+export async function removeAttemptDirectory(dir: { root: string; rel: string }): Promise<void> {
+  const full = join(dir.root, dir.rel);
+  await rm(full, { recursive: true, force: true }).catch(() => undefined);
+  await rmdir(dirname(full)).catch(() => undefined); // not empty: other attempts remain
 }
 
 export class UnsafePath extends Error {

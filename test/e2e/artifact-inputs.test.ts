@@ -20,16 +20,18 @@ import {
   type Run,
   RunResource,
   type RunSpec,
+  RuntimeResource,
   WorkspaceResource,
 } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
-import { installCrds } from "../../controller/testing/cluster/objects.ts";
+import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
 import { RunCommand } from "../../krt/commands/run.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
 import * as art from "../support/artifacts.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import { imageRuntime } from "../support/runtimes.ts";
 
 const cluster = testCluster();
 const suite = cluster?.local ? describe : describe.skip;
@@ -182,7 +184,7 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
   test("krt run --artifact-input: the CLI reference's example as written", () => {
     const example = RunCommand.usage?.examples?.find(([what]) => what.includes("artifacts staged"))?.[1];
     expect(example).toStartWith("krt run ");
-    const p = Bun.spawnSync(["sh", "-c", `bun krt/main.ts ${example?.slice(4)} -n ${ns.name}`], {
+    const p = Bun.spawnSync(["sh", "-c", `bun krt/main.ts run -n ${ns.name} ${example?.slice("krt run ".length)}`], {
       cwd: REPO,
       env: { ...process.env, KUBECONFIG: cluster?.kubeconfig as string },
     });
@@ -232,6 +234,24 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     expect(noRun.status?.message).toContain(
       `run ghost (named in spec.artifactInputs) does not exist in namespace ${ns.name}`,
     );
+  });
+
+  test("a Runtime without an artifact store: Failed/ArtifactInputUnavailable, saying so", async () => {
+    await createRuntime(client, ns.name, imageRuntime("plain", "ghcr.io/kruntimes/bash", { replicas: 1 }));
+    await eventually(
+      "plain pod ready",
+      async () => (await readyPods(client, ns.name, "plain")).length === 1,
+      120_000,
+    );
+    const r = await run("no-store", "echo should-not-run", {
+      runtime: "plain",
+      ...inputs({ run: "build", name: "report.txt" }),
+    });
+    expect(r.status?.reason).toBe("ArtifactInputUnavailable");
+    expect(r.status?.message).toBe(
+      "spec.artifactInputs needs a Runtime with spec.artifactStore (the store the artifacts are in); Runtime plain has none",
+    );
+    await client.delete(path(RuntimeResource, ns.name, "plain"));
   });
 
   test("retryOn may list it: each attempt stages again, then RetriesExhausted names it", async () => {
