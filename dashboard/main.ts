@@ -6,8 +6,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { type ClusterConnection, loadInCluster, resolveConnection } from "@kruntimes/kube";
-import pino from "pino";
 import { startDashboard } from "./server/dashboard.ts";
+import { dashboardLogger } from "./server/log.ts";
 import { type DashboardOptions, helpText, OptionsError, parseOptions } from "./server/options.ts";
 
 const argv = process.argv.slice(2);
@@ -24,12 +24,7 @@ try {
   process.exit(2);
 }
 
-// Tokens arrive in headers; pino never sees a request, and redacts the header names anyway.
-const log = pino({
-  level: options.logLevel,
-  base: { component: "dashboard" },
-  redact: ["authorization", "token", "*.authorization", "*.token"],
-});
+const log = dashboardLogger(options.logLevel);
 
 /** Token mode needs only the apiserver's address and CA: the dashboard's own account is never used. */
 function cluster(o: DashboardOptions): ClusterConnection {

@@ -7,6 +7,7 @@ import { BenchCommand } from "./commands/bench.ts";
 import { CancelCommand } from "./commands/cancel.ts";
 import { CompletionCommand } from "./commands/completion.ts";
 import { CpCommand } from "./commands/cp.ts";
+import { DashboardCommand } from "./commands/dashboard.ts";
 import { DeleteCommand } from "./commands/delete.ts";
 import { DescribeCommand } from "./commands/describe.ts";
 import { ExecCommand } from "./commands/exec.ts";
@@ -63,6 +64,7 @@ export const COMMANDS = [
   WorkflowRunCancelCommand,
   WorkflowRunDeleteCommand,
   BenchCommand,
+  DashboardCommand,
   VersionCommand,
   CompletionCommand,
 ] as const;

@@ -6,7 +6,9 @@ import { createMetrics } from "./metrics.ts";
 
 const app = createApp({
   callers: createCallers("token", { server: "https://127.0.0.1:1", namespace: "default" }),
-  assets: new Map([["/index.html", { body: new TextEncoder().encode("<html>"), type: "text/html", immutable: false }]]),
+  assets: new Map([
+    ["/index.html", { body: new TextEncoder().encode("<html>"), type: "text/html", immutable: false }],
+  ]),
   metrics: createMetrics(),
   log: pino({ level: "silent" }),
   gatewayNamespace: "kruntimes",

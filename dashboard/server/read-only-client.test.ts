@@ -13,7 +13,11 @@ const server = Bun.serve({
 });
 afterAll(() => server.stop(true));
 
-const cluster = { server: `http://127.0.0.1:${server.port}`, namespace: "default", tokenFile: "/nonexistent" };
+const cluster = {
+  server: `http://127.0.0.1:${server.port}`,
+  namespace: "default",
+  tokenFile: "/nonexistent",
+};
 
 describe("ReadOnlyKubeClient", () => {
   test("GET and the self-review POSTs are reads; everything else is not", () => {
@@ -23,7 +27,8 @@ describe("ReadOnlyKubeClient", () => {
     expect(isReadRequest("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews?x=1")).toBe(true);
     expect(isReadRequest("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews")).toBe(false);
     expect(isReadRequest("POST", "/apis/kruntimes.io/v1alpha1/namespaces/a/runs")).toBe(false);
-    for (const m of ["PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]) expect(isReadRequest(m, "/api/v1/pods")).toBe(false);
+    for (const m of ["PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+      expect(isReadRequest(m, "/api/v1/pods")).toBe(false);
   });
 
   test("every write is refused before it leaves the process", async () => {

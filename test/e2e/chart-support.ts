@@ -124,7 +124,9 @@ export async function installNamespaced(
   sets: string[] = [],
 ): Promise<void> {
   await applyChartCrds(client);
-  const args = ["install", release, CHART, "-n", namespace, "--wait", "--timeout", "3m"];
+  // The CRDs were just applied (forced); helm applying them again conflicts with the field
+  // manager of whichever suite applied a different revision of them first on the shared cluster.
+  const args = ["install", release, CHART, "-n", namespace, "--skip-crds", "--wait", "--timeout", "3m"];
   for (const kv of ["controller.scope=Namespace", ...sets]) args.push("--set", kv);
   const r = await helm(args, kubeconfig);
   if (r.code !== 0) throw new Error(`helm install failed: ${r.stderr}`);

@@ -14,7 +14,7 @@ import { RunResource } from "@kruntimes/api";
 import { path } from "@kruntimes/kube";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { testCluster } from "../support/cluster.ts";
-import { HELM_MISSING, helmPath } from "./chart-support.ts";
+import { HELM_MISSING, helmPath, ROOT } from "./chart-support.ts";
 import { type DashboardEnv, dashboardEnvironment, SCREENSHOTS } from "./dashboard-support.ts";
 import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from "./docs-site-support.ts";
 
@@ -224,6 +224,45 @@ describe("dashboard", () => {
     expect(await page.locator(".error-box").getAttribute("data-status")).toBe("403");
     await screenshots("forbidden");
   }, 60_000);
+
+  test("krt dashboard: local mode on loopback with the kubeconfig's credentials", async () => {
+    const krt = (...args: string[]) =>
+      Bun.spawn(
+        ["bun", join(ROOT, "krt/main.ts"), "dashboard", "--kubeconfig", cluster.kubeconfig, ...args],
+        {
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
+    const refused = krt("--address", "0.0.0.0");
+    expect(await refused.exited).toBe(64);
+    expect(await new Response(refused.stderr).text()).toContain("is not a loopback address");
+    const p = krt("-n", env.namespace, "--port", "0");
+    try {
+      const reader = p.stdout.getReader();
+      const { value } = await reader.read();
+      const url = /dashboard: (http:\/\/127\.0\.0\.1:\d+\/)ns\/([^/]+)\/runs/.exec(
+        new TextDecoder().decode(value),
+      );
+      expect(url?.[2]).toBe(env.namespace);
+      const base = url?.[1] as string;
+      const session = (await (await fetch(`${base}api/session`)).json()) as { mode: string; user: string };
+      expect(session).toMatchObject({ mode: "kubeconfig", user: expect.any(String) });
+      const list = await fetch(`${base}api/namespaces/${env.namespace}/watch/runs`);
+      const reader2 = (list.body as ReadableStream<Uint8Array>).getReader();
+      let text = "";
+      while (!text.includes("event: snapshot"))
+        text += new TextDecoder().decode((await reader2.read()).value);
+      await reader2.cancel();
+      expect(text).toContain('"name":"live-1"');
+      // Another Host (DNS rebinding) is refused; writes are refused as in token mode.
+      expect((await fetch(`${base}api/session`, { headers: { host: "evil.example" } })).status).toBe(403);
+      expect((await fetch(`${base}api/session`, { method: "DELETE" })).status).toBe(405);
+    } finally {
+      p.kill("SIGINT");
+      await p.exited;
+    }
+  }, 30_000);
 
   test("the browser console stayed free of errors", () => {
     expect(consoleErrors).toEqual([]);
