@@ -134,8 +134,21 @@ export type {
 export { RunSpecSchema } from "./src/run-spec.ts";
 export type { ArtifactRef, RunAssignment, RunEndpoint, RunStatus, RunTiming } from "./src/run-status.ts";
 export { RunStatusSchema } from "./src/run-status.ts";
-export type { ArtifactStore, PodTemplate, Runtime, RuntimeSpec, RuntimeStatus } from "./src/runtime.ts";
-export { RuntimeSpecSchema, RuntimeStatusSchema, runtimeCapacity } from "./src/runtime.ts";
+export type {
+  ArtifactStore,
+  Autoscaling,
+  PodTemplate,
+  Runtime,
+  RuntimeSpec,
+  RuntimeStatus,
+} from "./src/runtime.ts";
+export {
+  AutoscalingDefaults,
+  AutoscalingSchema,
+  RuntimeSpecSchema,
+  RuntimeStatusSchema,
+  runtimeCapacity,
+} from "./src/runtime.ts";
 export type { Condition } from "./src/schema/common.ts";
 export type { ObjectMeta } from "./src/schema/meta.ts";
 export type {

@@ -10,8 +10,15 @@ import {
   RUNTIMED_CONTAINER,
   WORKSPACE_MOUNT_PATH,
 } from "./constants.ts";
-import { Conditions, ObjectName, ObservedGeneration, Replicas, ResourceMap } from "./schema/common.ts";
-import { Bool, cel, celString, Int64, List, MapOf, Obj, Open, Str, Type } from "./schema/kube.ts";
+import {
+  Conditions,
+  DURATION_PATTERN,
+  ObjectName,
+  ObservedGeneration,
+  Replicas,
+  ResourceMap,
+} from "./schema/common.ts";
+import { Bool, cel, celString, Int32, Int64, List, MapOf, Num, Obj, Open, Str, Type } from "./schema/kube.ts";
 import type { ObjectMeta } from "./schema/meta.ts";
 
 /** A label key: an optional DNS-subdomain prefix and '/', then a name of at most 63 characters. */
@@ -171,6 +178,71 @@ export const ArtifactStoreSchema = Obj(
   },
 );
 
+/** Defaults of `spec.autoscaling`, also the controller's fallbacks (one place). */
+export const AutoscalingDefaults = {
+  targetUtilization: 0.7,
+  scaleUpStabilization: "0s",
+  scaleDownDelay: "2m",
+  drainTimeout: "10m",
+} as const;
+
+/** A Go-style duration that may be zero (`0s`): a window that is off. */
+function Window(description: string, dflt: string) {
+  return Str(Limits.durationLength, { description, pattern: DURATION_PATTERN, default: dflt });
+}
+
+export const AutoscalingSchema = Obj(
+  {
+    minReplicas: Replicas(
+      "Fewest pods to keep. 0 lets the pool scale to zero: the first Run then waits for a pod to start (its Pending message says so).",
+    ),
+    maxReplicas: Int32({
+      description: "Most pods the autoscaler may run.",
+      minimum: 1,
+      maximum: Limits.replicas,
+    }),
+    targetUtilization: Type.Optional(
+      Num({
+        description:
+          "Share of the pool's capacity the autoscaler aims to have in use, counting Pending Runs that fit a pod as in use (a Run needing more than one pod offers is not counted). Per resource in `spec.capacity`; the most demanding resource decides.",
+        minimum: 0.1,
+        maximum: 1,
+        default: AutoscalingDefaults.targetUtilization,
+      }),
+    ),
+    scaleUpStabilization: Type.Optional(
+      Window(
+        "Scale up only to the lowest count wanted during this window (0s: at once, the default). Longer smooths out short bursts at the cost of Runs waiting longer.",
+        AutoscalingDefaults.scaleUpStabilization,
+      ),
+    ),
+    scaleDownDelay: Type.Optional(
+      Window(
+        "Scale down only to the highest count wanted during this window, so a pool is not shrunk in a lull between bursts (default 2m).",
+        AutoscalingDefaults.scaleDownDelay,
+      ),
+    ),
+    drainTimeout: Type.Optional(
+      Window(
+        "How long a pod chosen for a scale-down may take to finish its Runs (no new Run is placed on it meanwhile). When it is not empty by then it is put back in service and left alone for as long again: running work is never stopped by a scale-down (default 10m).",
+        AutoscalingDefaults.drainTimeout,
+      ),
+    ),
+  },
+  {
+    description:
+      "Size the pool from its load instead of `spec.replicas`: capacity in use plus the demand of Pending Runs. While set, the controller owns the Deployment's replica count and `spec.replicas` cannot be changed (nor `kubectl scale`).",
+    "x-kubernetes-validations": [
+      cel(
+        "self.minReplicas <= self.maxReplicas",
+        "spec.autoscaling.minReplicas must not be greater than maxReplicas",
+      ),
+    ],
+  },
+);
+
+export type Autoscaling = Static<typeof AutoscalingSchema>;
+
 export const RuntimeSpecSchema = Obj(
   {
     replicas: Type.Optional(
@@ -196,8 +268,18 @@ export const RuntimeSpecSchema = Obj(
       ),
     ),
     artifactStore: Type.Optional(ArtifactStoreSchema),
+    autoscaling: Type.Optional(AutoscalingSchema),
   },
-  { description: "Desired state of the Runtime." },
+  {
+    description: "Desired state of the Runtime.",
+    "x-kubernetes-validations": [
+      // Also checked on the scale subresource: the apiserver validates the whole object there.
+      cel(
+        "!has(self.autoscaling) || !has(oldSelf.autoscaling) || (has(self.replicas) ? self.replicas : 1) == (has(oldSelf.replicas) ? oldSelf.replicas : 1)",
+        "spec.replicas cannot be changed while spec.autoscaling is set (kubectl scale too): the autoscaler sizes the pool. Change spec.autoscaling.minReplicas/maxReplicas, or remove spec.autoscaling to size the pool by hand",
+      ),
+    ],
+  },
 );
 
 export const RuntimeStatusSchema = Obj(
@@ -207,6 +289,40 @@ export const RuntimeStatusSchema = Obj(
     readyReplicas: Type.Optional(Replicas("Runtime Pods whose runtime and runtimed are ready.")),
     availableReplicas: Type.Optional(Replicas("Ready Runtime Pods that accept new Runs.")),
     conditions: Type.Optional(Conditions("`Ready` and `Progressing`.")),
+    autoscaling: Type.Optional(
+      Obj(
+        {
+          currentReplicas: Type.Optional(Replicas("The Deployment's replica count the autoscaler last saw.")),
+          desiredReplicas: Type.Optional(Replicas("The count the autoscaler wants now.")),
+          lastScaleTime: Type.Optional(
+            Str(64, {
+              description: "When the autoscaler last changed the replica count (RFC 3339).",
+              format: "date-time",
+            }),
+          ),
+          lastDecision: Type.Optional(
+            Obj(
+              {
+                reason: Str(64, {
+                  description:
+                    "`ScaleUp`, `ScaleUpFromZero`, `ScaleDownStarted` (pods draining), `ScaleDown` (a drained pod removed), `DrainCancelled`, `DrainTimedOut`, `Steady`.",
+                }),
+                message: Str(1024, { description: "The numbers behind it, for people." }),
+                replicas: Replicas("The replica count it decided on."),
+                time: Str(64, { description: "When (RFC 3339).", format: "date-time" }),
+              },
+              { description: "The last scaling decision and why." },
+            ),
+          ),
+          drainingPods: Type.Optional(
+            List(Str(253, { description: "Pod name." }), Limits.replicas, {
+              description: "Pods chosen for a scale-down: no new Run is placed on them, they go once empty.",
+            }),
+          ),
+        },
+        { description: "What the autoscaler sees and decided (only with spec.autoscaling)." },
+      ),
+    ),
   },
   { description: "Observed state of the Runtime, written by the controller." },
 );

@@ -6,6 +6,11 @@ import type { KubeClient } from "@kruntimes/kube";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import { MaintainerReconciler } from "../artifacts/maintainer-reconciler.ts";
+import { AutoscaleMetrics } from "../autoscale/autoscale-metrics.ts";
+import { type AutoscaleWiring, autoscaleCacheHooks, wireAutoscaler } from "../autoscale/autoscale-wiring.ts";
+import { AutoscalerReconciler } from "../autoscale/autoscaler-reconciler.ts";
+import { autoscalerFieldManager, PoolWrites } from "../autoscale/pool-writes.ts";
+import { ApiEventRecorder } from "../events/event-recorder.ts";
 import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler.ts";
 import { SpentPodReconciler } from "../gc/spent-pod-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
@@ -73,6 +78,17 @@ export class Manager {
       reconciler: () => controllers.workspace,
       log,
     };
+    // The autoscaler reads the scheduler's cache and queue, built just below.
+    let autoscaler: AutoscalerReconciler | undefined;
+    const autoscaling: AutoscaleWiring = {
+      runtimes: this.informers.runtimes,
+      runs: this.informers.runs,
+      deployments: this.informers.deployments,
+      get reconciler() {
+        return autoscaler as AutoscalerReconciler;
+      },
+      controller: () => controllers.autoscaler,
+    };
     ({ scheduler: this.scheduler, loop: this.loop } = buildScheduler({
       o,
       client,
@@ -83,7 +99,7 @@ export class Manager {
       runs: this.informers.runs,
       controllers,
       plugins: { workspaces: this.informers.workspaces },
-      cacheHooks: [workspaceCacheHooks(workspaces)],
+      cacheHooks: [workspaceCacheHooks(workspaces), autoscaleCacheHooks(autoscaling)],
     }));
     const cache = this.scheduler.cache;
     const queue = this.scheduler.queue;
@@ -99,6 +115,7 @@ export class Manager {
         clock,
         log,
         fieldManager: o.fieldManager,
+        autoscalerFieldManager: autoscalerFieldManager(o.fieldManager),
         resyncMs: o.runtimeResyncMs,
         render: {
           runtimedImage: o.runtimedImage,
@@ -127,7 +144,11 @@ export class Manager {
         // Only a Run still parked shows a waiting reason; a woken one is about to be bound.
         waitingOf: (key) => {
           const qr = queue.get(key);
-          return qr?.state === "parked" ? qr.waiting : undefined;
+          if (qr?.state !== "parked" || !qr.waiting) return undefined;
+          // An autoscaled pool at zero: say that it is starting, not only that it has no pods.
+          const zero =
+            qr.waiting.reason === "NoReadyPods" ? autoscaler?.zeroMessage(qr.runtimeKey) : undefined;
+          return zero ? { ...qr.waiting, message: zero } : qr.waiting;
         },
         writer,
         clock,
@@ -212,7 +233,21 @@ export class Manager {
       }),
       2,
     );
+    autoscaler = new AutoscalerReconciler({
+      runtimes: this.informers.runtimes,
+      deployments: this.informers.deployments,
+      cache,
+      queue,
+      workspaces: workspaceIndex,
+      writes: new PoolWrites(client, autoscalerFieldManager(o.fieldManager)),
+      events: new ApiEventRecorder(client, "kruntimes-autoscaler", log),
+      metrics: new AutoscaleMetrics(this.registry),
+      clock,
+      log: log.child({ component: "autoscaler" }),
+    });
+    controllers.autoscaler = make(autoscaler, 2);
     this.controllers = controllers;
+    wireAutoscaler(autoscaling);
     wireEvents(this.informers, this.scheduler, controllers, log);
     wireWorkspaces(this.informers, workspaces);
     wireWorkflows(this.informers, workflowIndex, controllers.workflow, log);

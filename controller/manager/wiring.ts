@@ -26,6 +26,8 @@ export interface Controllers {
   workspace: Controller;
   /** WorkflowRuns: start, children, status. */
   workflow: Controller;
+  /** Runtimes with spec.autoscaling: replicas from load, drains for scale-downs. */
+  autoscaler: Controller;
 }
 
 export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {

@@ -19,6 +19,7 @@ import { NETWORK_POLICIES } from "./render/network-policy.ts";
 import { TemplateError } from "./render/pod-template.ts";
 import type { RenderOptions } from "./render/render-options.ts";
 import { type RenderedRuntime, renderRuntime } from "./render/render-runtime.ts";
+import { withReplicasOwner } from "./replicas-owner.ts";
 import { runtimeStatus, sameStatus } from "./runtime-status.ts";
 
 export interface RuntimeReconcilerDeps {
@@ -30,6 +31,8 @@ export interface RuntimeReconcilerDeps {
   log: Logger;
   render: RenderOptions;
   fieldManager: string;
+  /** With spec.autoscaling: who owns the Deployment's replicas (see `withReplicasOwner`). */
+  autoscalerFieldManager?: string;
   resyncMs: number;
 }
 
@@ -56,6 +59,8 @@ export class RuntimeReconciler implements Reconciler {
       failure = { reason: "InvalidTemplate", message: e.message };
     }
     const dep = this.d.deployments.get(`${ns}/${ownedNames(rt).deployment}`);
+    if (rendered && rt.spec.autoscaling)
+      rendered = withReplicasOwner(rendered, rt, dep, this.d.autoscalerFieldManager ?? "");
     let applied = false;
     if (rendered && this.needsApply(key, rendered, dep, now)) {
       try {
@@ -85,6 +90,14 @@ export class RuntimeReconciler implements Reconciler {
       templateHash: rendered?.templateHash,
       failure,
       deploymentExists: dep !== undefined || applied,
+      ...(rt.spec.autoscaling
+        ? {
+            desiredReplicas:
+              rt.status?.autoscaling?.desiredReplicas ??
+              dep?.spec?.replicas ??
+              rt.spec.autoscaling.minReplicas,
+          }
+        : {}),
       nowMs: now,
     });
     if (!sameStatus(rt.status, status)) {

@@ -16,10 +16,12 @@ export interface StatusInputs {
   failure?: { reason: string; message: string };
   deploymentExists: boolean;
   nowMs: number;
+  /** With spec.autoscaling: the count the autoscaler wants (spec.replicas does not apply). */
+  desiredReplicas?: number;
 }
 
 export function runtimeStatus(rt: Runtime, i: StatusInputs): RuntimeStatus {
-  const desired = rt.spec.replicas ?? 1;
+  const desired = i.desiredReplicas ?? rt.spec.replicas ?? 1;
   let replicas = 0;
   let ready = 0;
   let available = 0;
@@ -53,7 +55,13 @@ export function runtimeStatus(rt: Runtime, i: StatusInputs): RuntimeStatus {
   let readyCond: { status: "True" | "False"; reason: string; message: string };
   if (i.failure) readyCond = { status: "False", ...i.failure };
   else if (desired === 0)
-    readyCond = { status: "False", reason: "ScaledToZero", message: "spec.replicas is 0" };
+    readyCond = {
+      status: "False",
+      reason: "ScaledToZero",
+      message: rt.spec.autoscaling
+        ? "scaled to zero by the autoscaler: the next Run starts a pod"
+        : "spec.replicas is 0",
+    };
   else if (ready >= desired && available >= 1)
     readyCond = { status: "True", reason: "PodsReady", message: summary };
   else
@@ -78,7 +86,8 @@ export function runtimeStatus(rt: Runtime, i: StatusInputs): RuntimeStatus {
 /** Equal ignoring condition order (lastTransitionTime is kept by setCondition when unchanged). */
 export function sameStatus(a: RuntimeStatus | undefined, b: RuntimeStatus): boolean {
   if (!a) return false;
-  const norm = (s: RuntimeStatus) => ({
+  // status.autoscaling is the autoscaler's (its own field manager): not compared here.
+  const norm = ({ autoscaling: _, ...s }: RuntimeStatus) => ({
     ...s,
     conditions: [...(s.conditions ?? [])].sort((x, y) => (x.type < y.type ? -1 : 1)),
   });

@@ -91,6 +91,8 @@ export interface PodFixture {
   terminating?: boolean;
   capacity?: Record<string, number> | null;
   node?: string;
+  /** More pod annotations (e.g. the autoscaler's drain mark). */
+  annotations?: Record<string, string>;
 }
 
 export function aPod(f: PodFixture): Pod {
@@ -103,7 +105,10 @@ export function aPod(f: PodFixture): Pod {
       namespace: f.namespace ?? "ns",
       uid: f.uid ?? `uid-${f.name}`,
       labels: { [Labels.runtime]: f.runtime ?? "rt", [Labels.managedBy]: MANAGED_BY },
-      annotations: capacity ? { [CAPACITY_ANNOTATION]: JSON.stringify(capacity) } : {},
+      annotations: {
+        ...(capacity ? { [CAPACITY_ANNOTATION]: JSON.stringify(capacity) } : {}),
+        ...f.annotations,
+      },
       ...(f.terminating ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
     },
     spec: { nodeName: f.node ?? "node-1" },

@@ -11,6 +11,11 @@ import { domainOf } from "./placement-index.ts";
 
 /** The pod annotation runtimed and the scheduler agree on: JSON of the capacity map. */
 export const CAPACITY_ANNOTATION = "kruntimes.io/capacity";
+/**
+ * Set by the autoscaler on a pod it drains for a scale-down (value: when, RFC 3339): the
+ * scheduler places no new Run there; the pod is removed once it holds none.
+ */
+export const DRAIN_ANNOTATION = "kruntimes.io/scale-down";
 
 /** Usage of one pod incarnation (name + UID): Runs held and the sum of their requests. */
 export class PodUsage {
@@ -85,6 +90,10 @@ export class PodInfo implements PodView {
   templateHash = "";
   heartbeat: Heartbeat | undefined;
   usage: PodUsage;
+  /** The pod carries the drain annotation. */
+  drainAnnotated = false;
+  /** This process marked it for draining (before the annotation comes back through the informer). */
+  drainMarked = false;
 
   constructor(pod: Pod, usage: PodUsage) {
     this.key = keyOf(pod);
@@ -106,11 +115,17 @@ export class PodInfo implements PodView {
     this.capacity = cap ?? NONE;
     this.hasCapacity = cap !== undefined;
     this.templateHash = pod.metadata.annotations?.[Annotations.templateHash] ?? "";
+    this.drainAnnotated = pod.metadata.annotations?.[DRAIN_ANNOTATION] !== undefined;
+  }
+
+  /** Chosen for a scale-down: takes no new Run. */
+  get draining(): boolean {
+    return this.drainAnnotated || this.drainMarked;
   }
 
   /** The fields the Runtime's status is computed from, as one comparable string. */
   statusKey(nowMs: number): string {
-    return `${this.ready}|${this.terminating}|${this.templateHash}|${this.isAvailable(nowMs)}`;
+    return `${this.ready}|${this.terminating}|${this.templateHash}|${this.isAvailable(nowMs)}|${this.draining}`;
   }
 
   /** The pod incarnation, `<namespace>/<pod>@<uid>`: Run affinity's topology domain. */
@@ -129,6 +144,7 @@ export class PodInfo implements PodView {
 
   unavailability(nowMs: number): Unavailability | undefined {
     if (this.terminating) return "Terminating";
+    if (this.draining) return "Draining";
     if (!this.ready) return "NotReady";
     if (!this.hasCapacity) return "NoCapacity";
     const hb = this.heartbeat;

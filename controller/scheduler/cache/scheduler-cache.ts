@@ -218,6 +218,21 @@ export class SchedulerCache {
     this.accounts.release(key);
   }
 
+  /**
+   * The autoscaler chose (or un-chose) the pod for a scale-down: it takes no new Run from now on,
+   * before its annotation comes back through the informer. Un-marking wakes parked Runs.
+   */
+  setDrainMark(podKey: string, on: boolean): void {
+    const info = this.pods.get(podKey);
+    if (!info || info.drainMarked === on) return;
+    const now = this.clock.now();
+    const wasAvailable = info.isAvailable(now);
+    const oldStatusKey = info.statusKey(now);
+    info.drainMarked = on;
+    this.afterChange(info, wasAvailable, now);
+    if (info.statusKey(now) !== oldStatusKey) this.listener.runtimePodsChanged(info.runtimeKey);
+  }
+
   /** A session used this pod incarnation: it is never offered again (the pod is replaced). */
   markSpent(podKey: string, podUID: string): void {
     this.accounts.usageFor(podKey, podUID).spent = true;

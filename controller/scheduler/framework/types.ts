@@ -25,6 +25,7 @@ export interface RunRequest {
 export type Unavailability =
   | "NotReady"
   | "Terminating"
+  | "Draining"
   | "NoHeartbeat"
   | "HeartbeatStale"
   | "HeartbeatNotOwned"

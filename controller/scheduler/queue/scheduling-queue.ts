@@ -94,6 +94,11 @@ export class SchedulingQueue implements GroupIndex {
     return this.all.get(key);
   }
 
+  /** Every queued Run (active, backoff, parked): the autoscaler's Pending demand. */
+  queued(): IterableIterator<QueuedRun> {
+    return this.all.values();
+  }
+
   seq(): number {
     return this.nextSeq++;
   }

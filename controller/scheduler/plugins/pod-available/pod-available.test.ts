@@ -34,6 +34,11 @@ describe("pod-available", () => {
     ["ready pod with a fresh heartbeat", pod({}), undefined],
     ["not Ready", pod({ ready: false }), "pod not Ready"],
     ["terminating", pod({ terminating: true }), "pod terminating"],
+    [
+      "draining for a scale-down",
+      pod({ annotations: { "kruntimes.io/scale-down": "now" } }),
+      "pod draining for a scale-down",
+    ],
     ["no heartbeat Lease", pod({}, null), "no runtimed heartbeat"],
     ["stale heartbeat", pod({}, { ageMs: 10_001 }), "runtimed heartbeat stale"],
     [

@@ -1,5 +1,6 @@
 /**
- * Filter: the pod accepts Runs only while it is Ready, not terminating, carries a capacity
+ * Filter: the pod accepts Runs only while it is Ready, not terminating, not draining for an
+ * autoscaler's scale-down (`kruntimes.io/scale-down`), carries a capacity
  * annotation, and its runtimed heartbeat Lease is fresh and held by this very pod (UID).
  */
 import { Reason } from "@kruntimes/api";
@@ -12,6 +13,7 @@ export const NAME = "pod-available";
 const MESSAGES: Record<Unavailability, string> = {
   NotReady: "pod not Ready",
   Terminating: "pod terminating",
+  Draining: "pod draining for a scale-down",
   NoHeartbeat: "no runtimed heartbeat",
   HeartbeatStale: "runtimed heartbeat stale",
   HeartbeatNotOwned: "heartbeat Lease held by another pod UID",
