@@ -236,6 +236,7 @@ export class InputStager {
         this.d.metrics.inputRetries.inc();
         log.warn({ artifact: what, err: msg, retryInMs: delay }, "artifact input fetch failed; retrying");
         await sleep(delay, signal);
+        if (signal.aborted) throw new StagingAborted("abandoned");
         delay = Math.min(delay * 2, 10_000);
       }
     }

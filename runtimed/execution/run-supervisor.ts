@@ -66,6 +66,8 @@ export class RunSupervisor {
   private startMs: number | undefined;
   /** This Run's artifact references once an attempt stored some; written with every later status. */
   private artifactRefs: ArtifactRef[] | undefined;
+  /** Stops the staging of artifact inputs in progress (on cancel as well as abandon). */
+  private staging: AbortController | undefined;
 
   constructor(
     private run: Run,
@@ -141,6 +143,7 @@ export class RunSupervisor {
   private requestCancel(): void {
     if (this.cancelRequested) return;
     this.cancelRequested = true;
+    this.staging?.abort();
     if (this.executing) void this.cancelOnServer(false);
     this.wake?.();
   }
@@ -184,7 +187,17 @@ export class RunSupervisor {
           return this.abandon("runtimed is shutting down; the controller re-places the Run");
       }
       const end = await this.runAttempt(kind);
-      if (this.abandoned || end.kind === "aborted") return;
+      if (this.abandoned) return;
+      if (end.kind === "aborted") {
+        // Only staging ends "aborted" without the Run being abandoned: it was cancelled meanwhile.
+        if (!this.cancelRequested) return;
+        const outcome: Outcome = {
+          phase: RunPhase.Cancelled,
+          reason: Reason.Cancelled,
+          message: `cancelled while attempt ${this.attempt}'s artifact inputs were staged`,
+        };
+        return this.finish({ outcome, finishedMicros: nowMicros() });
+      }
       const result = attemptResult(end, nowMicros());
       if (this.d.artifacts) {
         await this.storeArtifacts(this.d.artifacts, result);
@@ -294,8 +307,13 @@ export class RunSupervisor {
         message: `spec.artifactInputs needs a Runtime with spec.artifactStore (the store the artifacts are in); Runtime ${this.run.spec.runtime} has none`,
       };
     const dir = attemptDirectory(this.d.o.workspace, workingDir, this.uid, this.attempt);
+    const stop = new AbortController();
+    this.staging = stop;
+    const onAbandon = () => stop.abort();
+    this.abort.signal.addEventListener("abort", onAbandon);
     try {
-      await a.inputs.stage(this.run, dir, this.abort.signal, log);
+      if (this.cancelRequested) stop.abort();
+      await a.inputs.stage(this.run, dir, stop.signal, log);
       return undefined;
     } catch (e) {
       // The Runtime Server never gets this attempt, so it never cleans its default directory.
@@ -304,6 +322,9 @@ export class RunSupervisor {
       const message = e instanceof InputUnavailable ? e.message : String(e);
       log.warn({ err: message }, "artifact inputs not staged; the task does not start");
       return { kind: "refused", reason: Reason.ArtifactInputUnavailable, message };
+    } finally {
+      this.staging = undefined;
+      this.abort.signal.removeEventListener("abort", onAbandon);
     }
   }
 

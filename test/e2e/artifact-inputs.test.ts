@@ -184,10 +184,13 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
   test("krt run --artifact-input: the CLI reference's example as written", () => {
     const example = RunCommand.usage?.examples?.find(([what]) => what.includes("artifacts staged"))?.[1];
     expect(example).toStartWith("krt run ");
-    const p = Bun.spawnSync(["sh", "-c", `bun krt/main.ts run -n ${ns.name} ${example?.slice("krt run ".length)}`], {
-      cwd: REPO,
-      env: { ...process.env, KUBECONFIG: cluster?.kubeconfig as string },
-    });
+    const p = Bun.spawnSync(
+      ["sh", "-c", `bun krt/main.ts run -n ${ns.name} ${example?.slice("krt run ".length)}`],
+      {
+        cwd: REPO,
+        env: { ...process.env, KUBECONFIG: cluster?.kubeconfig as string },
+      },
+    );
     expect(p.stderr.toString()).toContain("Succeeded");
     expect(p.stdout.toString()).toBe("hello inputs\ncss\nindex.html\ntool.sh\n");
     expect(p.exitCode).toBe(0);
@@ -303,6 +306,52 @@ suite("artifact inputs (real runtimed, S3-compatible store)", () => {
     );
     expect(r.status?.reason).toBe("Completed");
     expect(r.status?.stdoutTail).toBe("hello inputs\n");
+  });
+
+  test("cancelled while staging (the store down): Cancelled at once, the task never ran", async () => {
+    await s3.stop();
+    const name = "cancel-staging";
+    try {
+      await client.create<Run>(path(RunResource, ns.name), {
+        apiVersion: "kruntimes.io/v1alpha1",
+        kind: "Run",
+        metadata: { name },
+        spec: {
+          runtime: "bash",
+          mode: { task: {} },
+          source: { inline: "echo should-not-run" },
+          artifactInputs: [{ run: "build", name: "report.txt" }],
+        },
+      });
+      await eventually(
+        "runtimed retrying the fetch",
+        async () =>
+          (await art.runtimedLog(client, ns.name, pod))
+            .split("\n")
+            .some(
+              (l) => l.includes(`"run":"${name}"`) && l.includes("artifact input fetch failed; retrying"),
+            ),
+        30_000,
+      );
+      await client.patch(
+        path(RunResource, ns.name, name),
+        { spec: { termination: { mode: "Immediate" } } },
+        "merge",
+      );
+      const r = await eventually(
+        `${name} finished`,
+        async () => {
+          const x = await get(name);
+          return isTerminalPhase(x.status?.phase) ? x : undefined;
+        },
+        20_000,
+      );
+      expect(r.status?.phase).toBe("Cancelled");
+      expect(r.status?.message).toBe("cancelled while attempt 1's artifact inputs were staged");
+      expect(r.status?.stdoutTail ?? "").toBe("");
+    } finally {
+      await s3.start();
+    }
   });
 
   test("a ~10 MiB input arrives intact", async () => {
