@@ -34,6 +34,8 @@ export async function buildWeb(minify = true): Promise<Bun.BuildOutput> {
     entrypoints: [WEB_ENTRY],
     target: "browser",
     minify,
+    // The run detail (chart, YAML) and the Runtimes view load when first opened.
+    splitting: true,
     // Absolute asset URLs: index.html is served for every deep link (/ns/x/runs/y).
     publicPath: "/",
     naming: { entry: "[name].[ext]", chunk: "[name]-[hash].[ext]", asset: "[name]-[hash].[ext]" },

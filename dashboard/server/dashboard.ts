@@ -7,6 +7,19 @@ import { createCallers } from "./callers.ts";
 import { createMetrics } from "./metrics.ts";
 import type { DashboardOptions } from "./options.ts";
 
+/**
+ * Tells the page how callers authenticate (a meta tag in index.html), so a view can open its
+ * streams at once instead of waiting for the session check: in local mode there is no token.
+ */
+function withAuthMode(assets: Assets, auth: DashboardOptions["auth"]): Assets {
+  const index = assets.get("/index.html");
+  if (!index) return assets;
+  const html = new TextDecoder()
+    .decode(index.body)
+    .replace("<head>", `<head><meta name="kruntimes-auth" content="${auth}" />`);
+  return new Map(assets).set("/index.html", { ...index, body: new TextEncoder().encode(html) });
+}
+
 export interface Dashboard {
   url: string;
   port: number;
@@ -20,7 +33,10 @@ export async function startDashboard(
   assets?: Assets,
 ): Promise<Dashboard> {
   const t0 = performance.now();
-  const files = assets ?? (o.assetsDir ? assetsFromDir(o.assetsDir) : await bundledAssets());
+  const files = withAuthMode(
+    assets ?? (o.assetsDir ? assetsFromDir(o.assetsDir) : await bundledAssets()),
+    o.auth,
+  );
   log.info({ files: files.size, ms: Math.round(performance.now() - t0) }, "web assets ready");
   const metrics = createMetrics();
   let allowedHosts: Set<string> | undefined;

@@ -4,14 +4,23 @@
  */
 
 import { useEffect } from "preact/hooks";
-import { LocationProvider, Route, Router, useLocation } from "preact-iso";
-import { checkSession, lastNamespace, session, sessionChecked, signOut } from "./lib/session.ts";
+import { LocationProvider, lazy, Route, Router, useLocation } from "preact-iso";
+import {
+  checkSession,
+  lastNamespace,
+  probablySignedIn,
+  session,
+  sessionChecked,
+  signOut,
+} from "./lib/session.ts";
 import { type Theme, theme } from "./lib/theme.ts";
 import { NamespaceForm, NamespacesView } from "./views/namespaces-view.tsx";
-import { RunDetail } from "./views/run-detail.tsx";
 import { RunsView } from "./views/runs-view.tsx";
-import { RuntimesView } from "./views/runtimes-view.tsx";
 import { SignIn } from "./views/sign-in.tsx";
+
+// Loaded on first use: the chart and YAML libraries are not needed for the Runs list.
+const RunDetail = lazy(() => import("./views/run-detail.tsx").then((m) => m.RunDetail));
+const RuntimesView = lazy(() => import("./views/runtimes-view.tsx").then((m) => m.RuntimesView));
 
 function Header({ ns }: { ns?: string }) {
   const s = session.value;
@@ -80,7 +89,8 @@ function Guard({ ns, children }: { ns?: string; children: preact.ComponentChildr
       loc.route(`/signin?next=${encodeURIComponent(loc.url)}`, true);
     if (ns) lastNamespace.set(ns);
   }, [sessionChecked.value, session.value, ns]);
-  if (!session.value) return <p class="muted">Checking your session…</p>;
+  if (!session.value && !(probablySignedIn() && !sessionChecked.value))
+    return <p class="muted">Checking your session…</p>;
   return (
     <>
       <Header ns={ns} />

@@ -7,6 +7,16 @@ export const session = signal<SessionInfo | undefined>(undefined);
 /** The session check is done (signed in, local mode, or a sign-in is needed). */
 export const sessionChecked = signal(false);
 
+/**
+ * Whether a view may open its streams before the session check answers: a token is stored, or
+ * the server says it acts with its own kubeconfig (local mode). A wrong guess costs a 401 that
+ * sends the user to sign in.
+ */
+export function probablySignedIn(): boolean {
+  const meta = document.querySelector('meta[name="kruntimes-auth"]')?.getAttribute("content");
+  return meta === "kubeconfig" || tokenStore.get() !== null;
+}
+
 export async function checkSession(): Promise<RequestFailed | undefined> {
   try {
     session.value = await getJson<SessionInfo>("/api/session");

@@ -1,0 +1,175 @@
+#!/usr/bin/env bun
+/**
+ * First paint of the dashboard's Runs view with 2,000 Runs: the dashboard in local mode (the
+ * kubeconfig's credentials) on 127.0.0.1, a fresh namespace with N Runs in a mix of phases (the
+ * status written through the status subresource, as the controller and runtimed would), and
+ * headless Chromium loading /ns/<ns>/runs in a fresh browser context each round (no cache).
+ *
+ * Measured per round, from the navigation's start (performance.timeOrigin):
+ *   - fcp: first-contentful-paint (the page shell)
+ *   - rows: the first Run rows are in the DOM, the count says "N of N", and two animation frames
+ *     have passed (the rows are painted) — "first paint of the Runs view"
+ *   - snapshot bytes: size of the list stream's first message
+ *
+ *   KUBECONFIG=… bun bench/dashboard/first-paint.ts [--runs 2000] [--rounds 7] [--out FILE.md]
+ */
+import { cpus, totalmem } from "node:os";
+import { parseArgs } from "node:util";
+import { RunResource } from "@kruntimes/api";
+import { KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
+import { startDashboard } from "../../dashboard/server/dashboard.ts";
+import { dashboardLogger } from "../../dashboard/server/log.ts";
+import { launchChromium } from "../../test/e2e/docs-site-support.ts";
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "2000" },
+    rounds: { type: "string", default: "7" },
+    out: { type: "string" },
+  },
+});
+const N = Number(values.runs);
+const ROUNDS = Number(values.rounds);
+const kubeconfig = process.env.KUBECONFIG;
+if (!kubeconfig) throw new Error("set KUBECONFIG (e.g. the local cluster's admin.kubeconfig)");
+const conn = loadKubeconfigFile(kubeconfig);
+const client = new KubeClient(conn);
+
+const PHASES = ["Succeeded", "Succeeded", "Succeeded", "Failed", "Running", "Pending", "Ready", "Cancelled"];
+
+async function createRuns(ns: string): Promise<number> {
+  const t0 = performance.now();
+  const base = Date.now() * 1000;
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < N; i = next++) {
+      const name = `r-${String(i).padStart(5, "0")}`;
+      const run = await client.create<{ metadata: { name: string } }>(path(RunResource, ns), {
+        apiVersion: "kruntimes.io/v1alpha1",
+        kind: "Run",
+        metadata: { name, labels: { team: i % 2 ? "a" : "b" } },
+        spec: { runtime: i % 3 ? "bash" : "python", mode: { task: {} }, source: { inline: `echo ${i}` } },
+      });
+      const phase = PHASES[i % PHASES.length] as string;
+      const created = base + i * 1000;
+      await client.patch(path(RunResource, ns, run.metadata.name, "status"), {
+        status: {
+          phase,
+          attempt: 1,
+          ...(phase === "Failed" ? { reason: "NonZeroExit", exitCode: 1 } : {}),
+          ...(phase === "Succeeded" ? { reason: "Completed", exitCode: 0 } : {}),
+          timing: {
+            createdMicros: created,
+            scheduledMicros: created + 2000,
+            startedMicros: created + 3000,
+            ...(phase === "Succeeded" || phase === "Failed"
+              ? { finishedMicros: created + 50_000, reportedMicros: created + 52_000 }
+              : {}),
+          },
+        },
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  return performance.now() - t0;
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+}
+
+const ns = (
+  await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
+    metadata: { generateName: "dash-bench-" },
+  })
+).metadata.name;
+const dashboard = await startDashboard(
+  {
+    host: "127.0.0.1",
+    port: 0,
+    auth: "kubeconfig",
+    caFile: "",
+    gatewayNamespace: "kruntimes",
+    logLevel: "warn",
+  },
+  conn,
+  dashboardLogger("warn", 2),
+);
+const browser = await launchChromium();
+try {
+  process.stderr.write(`creating ${N} Runs in ${ns}…\n`);
+  const createMs = await createRuns(ns);
+  process.stderr.write(`created in ${(createMs / 1000).toFixed(1)} s\n`);
+  const url = `${dashboard.url}ns/${ns}/runs`;
+  // Server side alone: the list stream's snapshot (apiserver list + summaries), from a plain fetch.
+  const server: number[] = [];
+  let snapshotBytes = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    const t = performance.now();
+    const res = await fetch(`${dashboard.url}api/namespaces/${ns}/watch/runs`);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = "";
+    while (!/event: snapshot\ndata: .*\n\n/.test(text))
+      text += new TextDecoder().decode((await reader.read()).value);
+    server.push(performance.now() - t);
+    snapshotBytes = text.length;
+    await reader.cancel();
+  }
+  const fcp: number[] = [];
+  const rows: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(url, { waitUntil: "commit" });
+    const m = await page.evaluate<{ fcp: number; rows: number }>(
+      `new Promise((resolve) => {
+        const n = ${N};
+        const done = () => {
+          const count = document.querySelector('[data-testid="run-count"]');
+          if (!document.querySelector("[data-run]") || !count || count.textContent !== n + " of " + n) return false;
+          requestAnimationFrame(() => requestAnimationFrame(() => {
+            const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+            resolve({ fcp: fcp ? fcp.startTime : -1, rows: performance.now() });
+          }));
+          return true;
+        };
+        if (done()) return;
+        const mo = new MutationObserver(() => { if (done()) mo.disconnect(); });
+        mo.observe(document, { subtree: true, childList: true, characterData: true });
+      })`,
+    );
+    fcp.push(m.fcp);
+    rows.push(m.rows);
+    const domRows = await page.locator("[data-run]").count();
+    if (i === 0) process.stderr.write(`rows in the DOM (virtualised): ${domRows} of ${N}\n`);
+    await context.close();
+  }
+  const fmt = (xs: number[]) => `${pct(xs, 50).toFixed(0)} ms p50, ${Math.max(...xs).toFixed(0)} ms max`;
+  const cpu = cpus()[0]?.model ?? "unknown";
+  const report = `# Dashboard: first paint of the Runs view with ${N} Runs (${new Date().toISOString().slice(0, 10)})
+
+Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Bun ${Bun.version}, Chromium (Debian) headless
+(--headless --no-sandbox --disable-gpu --disable-background-networking), viewport 1280×900.
+Cluster: the shared local cluster (real kube-apiserver + etcd on this machine, other suites running).
+Parameters: ${N} Runs in one namespace (phases ${[...new Set(PHASES)].join(", ")}; status written through
+the status subresource), ${ROUNDS} rounds, a fresh browser context per round (no cache), the dashboard in
+local mode on 127.0.0.1 (\`bun bench/dashboard/first-paint.ts --runs ${N} --rounds ${ROUNDS}\`).
+
+| measure | result | target |
+| --- | --- | --- |
+| first paint of the Runs view (navigation start → ${N} Runs counted, first rows painted) | **${fmt(rows)}** | ≤ 1000 ms |
+| first-contentful-paint (page shell) | ${fmt(fcp)} | |
+| list stream snapshot alone (apiserver list of ${N} Runs + summaries, from fetch) | ${fmt(server)} | |
+| snapshot size | ${(snapshotBytes / 1024).toFixed(0)} KiB (${Math.round(snapshotBytes / N)} bytes per Run) | |
+
+Raw (ms): rows ${rows.map((x) => x.toFixed(0)).join(", ")}; fcp ${fcp.map((x) => x.toFixed(0)).join(", ")}; snapshot ${server.map((x) => x.toFixed(0)).join(", ")}.
+Creating the ${N} Runs (create + status patch, 32 at a time) took ${(createMs / 1000).toFixed(1)} s.
+`;
+  process.stdout.write(report);
+  if (values.out) await Bun.write(values.out, report);
+} finally {
+  await browser.close();
+  await dashboard.stop();
+  await client.delete(path(R.namespaces, undefined, ns)).catch(() => {});
+}
