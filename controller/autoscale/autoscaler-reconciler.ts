@@ -137,19 +137,11 @@ export class AutoscalerReconciler implements Reconciler {
     this.adoptAnnotated(pods, s);
     for (const [uid, until] of s.resting) if (until <= now) s.resting.delete(uid);
 
-    // Drained pods go (one write sequence each), timed-out ones come back.
+    // Timed-out drains come back; pods gone meanwhile are forgotten.
     for (const [podKey, dr] of [...s.draining]) {
       const pod = this.d.cache.pod(podKey);
-      if (!pod || pod.uid !== dr.uid) {
-        s.draining.delete(podKey);
-        continue;
-      }
-      if (decision.desired < current && pod.usage.runs.size === 0) {
-        await this.remove(rt, ns, name, pod, dr, s, current - 1, decision);
-        current--;
-        continue;
-      }
-      if (now - dr.sinceMs >= drainTimeoutMs) {
+      if (!pod || pod.uid !== dr.uid) s.draining.delete(podKey);
+      else if (pod.usage.runs.size > 0 && now - dr.sinceMs >= drainTimeoutMs) {
         await this.unmark(ns, podKey, dr, s);
         s.resting.set(dr.uid, now + drainTimeoutMs);
         this.act(
@@ -192,6 +184,15 @@ export class AutoscalerReconciler implements Reconciler {
       current = decision.desired;
     } else if (decision.desired < current && s.draining.size < current - decision.desired) {
       await this.startDrain(rt, ns, pods, s, current, decision, now);
+    }
+
+    // Drained pods go, one write sequence each — at once when already empty. The mark is in the
+    // cache before this, so nothing new was placed on them since.
+    for (const [podKey, dr] of [...s.draining]) {
+      const pod = this.d.cache.pod(podKey);
+      if (!pod || decision.desired >= current || pod.usage.runs.size > 0) continue;
+      await this.remove(rt, ns, name, pod, dr, s, current - 1, decision);
+      current--;
     }
 
     this.d.metrics.desired.set({ runtime: key }, decision.desired);
