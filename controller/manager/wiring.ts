@@ -87,6 +87,7 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
   i.leases.on({
     add: (lease) => cache.upsertLease(lease),
     update: (lease) => cache.upsertLease(lease),
+    relisted: () => cache.leasesRelisted(),
     delete: (lease) => cache.deleteLease(lease),
     error: onError("leases"),
   });

@@ -12,8 +12,9 @@ function pod(o: { uid?: string; terminating?: boolean } = {}): PodInfo {
   const p = aPod({ name: "p1", uid: o.uid, terminating: o.terminating });
   return new PodInfo(p, new PodUsage("ns/p1", p.metadata.uid ?? ""));
 }
+/** A renewal this process saw `ageMs` ago. */
 function hb(ageMs: number, holder = "uid-p1"): Heartbeat {
-  return observeLease(aLease("p1", holder, NOW - ageMs), undefined, NOW);
+  return observeLease(aLease("p1", holder, NOW - ageMs), undefined, NOW - ageMs);
 }
 function status(phase: RunStatus["phase"], scheduledAgoMs?: number): RunStatus {
   const s = boundTo("p1", 1, phase);
@@ -40,6 +41,14 @@ describe("assess", () => {
       expect(v.kind === "stale" ? v.reason : undefined).toBe(reason as typeof Reason.PodGone | undefined);
     });
   }
+
+  test("first sight of a Lease renewed long ago (a controller started after an apiserver outage): lost only after a stale period of its own watching", () => {
+    const run = aRun({ name: "r", status: status("Running") });
+    const seen = observeLease(aLease("p1", "uid-p1", NOW - 60_000), undefined, NOW);
+    expect(assess(run, pod(), seen, NOW + 14_000, OPTS).kind).toBe("ok");
+    const v = assess(run, pod(), seen, NOW + 15_000, OPTS);
+    expect(v.kind === "stale" ? v.reason : undefined).toBe(Reason.PodUnhealthy);
+  });
 
   test("a Scheduled Run is rechecked exactly at its start deadline", () => {
     const v = assess(aRun({ name: "r", status: status("Scheduled", 10_000) }), pod(), hb(1000), NOW, OPTS);

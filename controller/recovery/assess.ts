@@ -39,7 +39,7 @@ export function assess(
   if (!heartbeat || heartbeat.holder !== a.podUID) {
     return { kind: "stale", reason: Reason.PodUnhealthy, message: `pod ${a.pod} has no runtimed heartbeat` };
   }
-  if (nowMs >= heartbeat.observedMs + o.staleAfterMs) {
+  if (nowMs >= heartbeat.staleBaseMs + o.staleAfterMs) {
     return {
       kind: "stale",
       reason: Reason.PodUnhealthy,

@@ -31,10 +31,22 @@ export class HeartbeatTracker {
     this.timers.set(`expire/${podKey}`, hb.observedMs + hb.durationMs - nowMs, () =>
       this.events.expired(podKey),
     );
-    this.timers.set(`stale/${podKey}`, hb.observedMs + this.staleAfterMs - nowMs, () =>
+    this.timers.set(`stale/${podKey}`, hb.staleBaseMs + this.staleAfterMs - nowMs, () =>
       this.events.stale(podKey),
     );
     return hb;
+  }
+
+  /**
+   * This process could not watch Leases for a while (its watch failed and it relisted): renewals
+   * it did not see are not silence, so every pod's stale period starts again from `nowMs`.
+   */
+  rebase(nowMs: number): void {
+    for (const [podKey, hb] of this.beats) {
+      if (hb.staleBaseMs >= nowMs) continue;
+      this.beats.set(podKey, { ...hb, staleBaseMs: nowMs });
+      this.timers.set(`stale/${podKey}`, this.staleAfterMs, () => this.events.stale(podKey));
+    }
   }
 
   remove(podKey: string): void {

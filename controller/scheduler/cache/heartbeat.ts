@@ -3,6 +3,12 @@
  * saw the Lease change (as client-go's leader election does), so clock skew between the pod and
  * the controller does not matter; only on first sight, with nothing observed yet, the Lease's own
  * renewTime is used (capped at now), so a Lease that stopped long ago is not taken for fresh.
+ *
+ * Whether runtimed is *lost* (its Runs taken back) is counted from `staleBaseMs`: the last renewal
+ * this process saw, or — on first sight, or after this process could not watch Leases for a while
+ * — the moment it started watching. A controller that starts (or regains the apiserver) after an
+ * outage has not seen the pods fall silent: the renewals missing are the outage's, not theirs, so
+ * each pod gets a full stale period of observation first (the node lifecycle controller's rule).
  */
 import { type Lease, parseTime } from "../../kube-types.ts";
 
@@ -11,6 +17,8 @@ export interface Heartbeat {
   readonly renewTime: string;
   /** Local epoch ms at which the current renewTime was first seen. */
   readonly observedMs: number;
+  /** Local epoch ms from which "has not renewed" is counted (see the module comment). */
+  readonly staleBaseMs: number;
   readonly durationMs: number;
 }
 
@@ -30,7 +38,7 @@ export function observeLease(lease: Lease, previous: Heartbeat | undefined, nowM
     const stamped = parseTime(renewTime);
     observedMs = Number.isFinite(stamped) ? Math.min(nowMs, stamped) : Number.NEGATIVE_INFINITY;
   }
-  return { holder, renewTime, observedMs, durationMs };
+  return { holder, renewTime, observedMs, staleBaseMs: nowMs, durationMs };
 }
 
 export function isFresh(hb: Heartbeat, nowMs: number): boolean {

@@ -151,6 +151,17 @@ describe("SchedulerCache availability", () => {
     expect(events.trouble).toEqual(["ns/p1"]);
   });
 
+  test("a relisted Lease watch restarts every pod's stale period: renewals not seen are not silence", () => {
+    const { cache, timers, livePod, events } = setup();
+    livePod("p1");
+    timers.advance(10_000); // the watch is down: no renewal seen for 10 s
+    cache.leasesRelisted();
+    timers.advance(14_000);
+    expect(events.trouble).toEqual([]);
+    timers.advance(1_000);
+    expect(events.trouble).toEqual(["ns/p1"]);
+  });
+
   test("renewals observed locally keep the pod fresh whatever the Lease's clock says", () => {
     const { cache, livePod, clock, timers } = setup();
     livePod("p1");

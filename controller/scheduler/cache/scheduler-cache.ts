@@ -152,6 +152,11 @@ export class SchedulerCache {
     this.afterChange(info, wasAvailable, now);
   }
 
+  /** The Lease watch failed and was relisted: see HeartbeatTracker.rebase. */
+  leasesRelisted(): void {
+    this.heartbeats.rebase(this.clock.now());
+  }
+
   deleteLease(lease: Lease): void {
     const key = keyOf(lease);
     this.heartbeats.remove(key);
