@@ -225,12 +225,24 @@ export class Runtimed {
   private async fieldSelector(): Promise<string | undefined> {
     const pod = `status.assignment.pod=${this.d.o.pod.name}`;
     const unfinished = TERMINAL_PHASES.map((p) => `status.phase!=${p}`);
+    // Other errors are retried for a minute: a runtimed (re)started while the apiserver restarts
+    // meets refusals and 403s (its authorizer not synced yet); exiting would cost a crash-loop
+    // backoff (the chaos suite's overlapping faults).
+    const giveUpAt = Date.now() + 60_000;
     for (const sel of [[pod, ...unfinished].join(","), pod]) {
-      try {
-        await this.d.client.list(path(RunResource, this.d.o.pod.namespace), { fieldSelector: sel, limit: 1 });
-        return sel;
-      } catch (e) {
-        if (!(e instanceof KubeError && e.code === 400)) throw e;
+      for (let delay = 250; ; delay = Math.min(delay * 2, 4000)) {
+        try {
+          await this.d.client.list(path(RunResource, this.d.o.pod.namespace), {
+            fieldSelector: sel,
+            limit: 1,
+          });
+          return sel;
+        } catch (e) {
+          if (e instanceof KubeError && e.code === 400) break;
+          if (Date.now() > giveUpAt) throw e;
+          this.d.log.warn({ err: e }, "listing this pod's Runs failed; retrying");
+          await Bun.sleep(delay);
+        }
       }
     }
     this.d.log.warn(
