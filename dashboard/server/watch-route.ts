@@ -1,7 +1,8 @@
 /**
  * `GET /api/namespaces/:ns/watch/:kind`: a list, then a watch from its resourceVersion, as
- * Server-Sent Events — `snapshot` {items: [{key, item}], resourceVersion}, then `change` {type, key, item} per
- * watch event; a new `snapshot` after a relist (410 Gone), `error` {ApiError} before it ends.
+ * Server-Sent Events — `snapshot` {items: [{key, item}], resourceVersion, complete} with the first
+ * page (500 items), `append` {items, complete} for each further page, then `change` {type, key,
+ * item} per watch event; a new `snapshot` after a relist (410 Gone), `error` {ApiError} before it ends.
  * The list happens before the response starts, so a 403 is an HTTP 403 the view can explain.
  * Every request uses the caller's own client; closing the stream aborts the watch.
  */
@@ -74,6 +75,9 @@ export const KINDS: Record<WatchKind, KindDef> = {
   },
 };
 
+/** Items per list page: the first page is on screen while the rest is read. */
+const PAGE = 500;
+
 const keyOf = (o: KubeObject) => o.metadata.uid ?? o.metadata.name ?? "";
 
 export async function watchRoute(
@@ -94,43 +98,54 @@ export async function watchRoute(
   const abort = new AbortController();
   const { client } = callers.of(request, abort.signal);
   const p = def.path(namespace);
-  const list = async () => {
+  /** One page of the list; `continue` pages share the first page's resourceVersion. */
+  const page = async (cont?: string) => {
     try {
-      return await client.list<KubeObject>(p, query);
+      return await client.list<KubeObject>(p, { ...query, limit: PAGE, continue: cont });
     } catch (e) {
       throw DashboardError.from(e, def.what(namespace));
     }
   };
-  let first: Awaited<ReturnType<typeof list>>;
+  let first: Awaited<ReturnType<typeof page>>;
   try {
-    first = await list();
+    first = await page();
   } catch (e) {
     abort.abort();
     throw e;
   }
   metrics.streams.inc({ kind });
+  const rows = (items: KubeObject[]) => items.map((o) => ({ key: keyOf(o), item: def.map(o) }));
   return sseResponse(
     request,
     async (sse) => {
       let current = first;
       for (;;) {
+        // The first page paints at once; the rest follow as `append` before the watch starts.
+        const rv = current.metadata.resourceVersion;
         sse.send("snapshot", {
-          items: current.items.map((o) => ({ key: keyOf(o), item: def.map(o) })),
-          resourceVersion: current.metadata.resourceVersion,
+          items: rows(current.items),
+          resourceVersion: rv,
+          complete: !current.metadata.continue,
         });
-        const ended = await follow(
-          client,
-          p,
-          query,
-          current.metadata.resourceVersion,
-          def,
-          sse,
-          abort.signal,
-        );
+        try {
+          for (let cont = current.metadata.continue; cont; ) {
+            const next = await page(cont);
+            sse.send("append", { items: rows(next.items), complete: !next.metadata.continue });
+            cont = next.metadata.continue;
+          }
+        } catch (e) {
+          if (abort.signal.aborted) return;
+          // A continue token that expired (410) lists again from the start.
+          if (!(e instanceof DashboardError && e.status === 410)) {
+            sse.send("error", DashboardError.from(e).toJSON());
+            return;
+          }
+        }
+        const ended = await follow(client, p, query, rv, def, sse, abort.signal);
         if (abort.signal.aborted) return;
         if (ended === "error") return;
         try {
-          current = await list();
+          current = await page();
         } catch (e) {
           sse.send("error", DashboardError.from(e).toJSON());
           return;

@@ -1,5 +1,6 @@
 /**
- * A live collection from `/api/namespaces/:ns/watch/:kind`: the snapshot, then each change,
+ * A live collection from `/api/namespaces/:ns/watch/:kind`: the snapshot (its first page, then
+ * the appended rest), then each change,
  * held in signals (@preact/signals) so only the views that read them re-render. Changes that
  * arrive together are applied together, once per animation frame. A stream that ends without
  * an error (a restart, a network blip) is reopened after a second; an error is kept for the view.
@@ -56,6 +57,10 @@ export function useLiveList<T>(url: string | null): LiveList<T> {
             if (frame) cancelAnimationFrame(frame);
             flush();
             state.ready.value = true;
+          } else if (event === "append") {
+            for (const { key, item } of (data as { items: { key: string; item: T }[] }).items)
+              map.set(key, item);
+            schedule();
           } else if (event === "change") {
             applyChange(map, data as Change<T>);
             schedule();
