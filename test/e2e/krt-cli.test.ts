@@ -147,7 +147,7 @@ suite("krt CLI (compiled binary)", () => {
       [["get", "x", "-A"], /-A\/--all-namespaces does not apply/],
       [["list", "-A", "-n", "x"], /exclude each other/],
       [["list", "-o", "xml"], /unknown output format "xml"/],
-      [["list", "--bogus"], /Unsupported option name/],
+      [["list", "--bogus"], /^error: krt list: unknown option "--bogus"\nhint: see `krt list --help`\n$/],
       [["run", "--runtime", "bash", "--follow", "-o", "json", "--", "x"], /--follow prints the Run's output/],
       [
         ["run", "--runtime", "bash", "--wait-timeout", "5s", "--", "x"],
