@@ -28,6 +28,11 @@ for d in api kube controller runtimed gateway krt runtimes bench dashboard test/
 done
 bun test --timeout 60000 "${unit_dirs[@]}"
 
+step "chaos (its own local cluster)"
+# Kills and restarts etcd, the apiserver, the controller leader, runtimed…: on a cluster of its own,
+# started and stopped by the suite, before the shared one exists (2 cores: never two at once).
+KRT_CHAOS=1 bun test --timeout 600000 ./test/chaos
+
 step "integration and e2e tests"
 if [[ -z "${KUBECONFIG:-}" ]]; then
   export KRT_CLUSTER_DIR="${KRT_CLUSTER_DIR:-$(mktemp -d /tmp/krt-test-cluster.XXXXXX)}"

@@ -53,7 +53,8 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
         stateDir: join(opts.stateDir, "node"),
         repoRoot: opts.repoRoot,
         imageMapFile: join(opts.repoRoot, "test/localcluster/images.yaml"),
-        podIpRange: "127.1.0.0/16",
+        // A second cluster on the same host (the chaos suite's) takes a disjoint range.
+        podIpRange: opts.env.KRT_POD_IP_RANGE ?? "127.1.0.0/16",
         kubeletPort: layout.kubeletPort,
         servingCertFile: cp.pki.file(`kubelet-${opts.nodeName}.crt`),
         servingKeyFile: cp.pki.file(`kubelet-${opts.nodeName}.key`),
