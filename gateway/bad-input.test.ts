@@ -46,7 +46,7 @@ beforeAll(async () => {
     text += new TextDecoder().decode(value);
   }
   gw.ports = JSON.parse(text.split("\n")[0]!);
-});
+}, 30_000);
 
 afterAll(() => {
   proc?.kill();

@@ -63,7 +63,7 @@ function closeIdleConnections(server: http2.Http2Server | http2.Http2SecureServe
   server.on("timeout", (idle: http2.ServerHttp2Session | (Socket & { _httpMessage?: unknown })) => {
     if (idle instanceof Socket) {
       if (!idle._httpMessage) idle.destroy();
-    } else if ((openStreams.get(idle) ?? 0) === 0) idle.destroy();
+    } else if ((openStreams.get(idle) ?? 0) === 0) idle.close(); // GOAWAY: a client starts no new call on it
   });
 }
 
