@@ -388,6 +388,36 @@ describe("InputStager (filesystem store)", () => {
     );
   });
 
+  test("the API unavailable: retried; forbidden: not", async () => {
+    const src = await stored({ "api.txt": "a" });
+    let failures = 1;
+    let code = 503;
+    const client = {
+      get: async <T>(p: string): Promise<T> => {
+        if (failures-- > 0) throw new KubeError("GET", p, code, { message: `HTTP ${code}` });
+        return src as T;
+      },
+    };
+    const s = new InputStager({
+      store,
+      client: client as never,
+      metrics,
+      log,
+      retryBudgetMs: 5_000,
+      retryDelayMs: 5,
+      maxUnpackedBytes: 1 << 20,
+      maxUnpackedEntries: 100,
+    });
+    const wd = tmp("wd5");
+    await s.stage(consumer([{ run: "build", name: "api.txt" }]), at(wd), signal, log);
+    expect(readFileSync(join(wd, "api.txt"), "utf8")).toBe("a");
+    failures = 1;
+    code = 403;
+    await expect(s.stage(consumer([{ run: "build", name: "api.txt" }]), at(wd), signal, log)).rejects.toThrow(
+      "reading run build failed: HTTP 403",
+    );
+  });
+
   test("a refused staging ends the attempt Failed with ArtifactInputUnavailable", () => {
     const r = attemptResult({ kind: "refused", reason: Reason.ArtifactInputUnavailable, message: "m" }, 5);
     expect(r.outcome).toEqual({

@@ -77,14 +77,24 @@ export class InputStager {
     const inputs = run.spec.artifactInputs ?? [];
     const t0 = performance.now();
     let bytes = 0;
-    /** Time spent reading source Runs from the API (the rest is the store and the disk). */
-    const timing = { apiMs: 0 };
+    /** Reading the source Runs from the API (the rest is the store and the disk). */
+    let apiMs = 0;
     try {
+      // Each source Run once, however many of its artifacts are staged, all at the same time,
+      // while the working directory is made.
+      const ns = run.metadata.namespace ?? "";
+      const names = [...new Set(inputs.map((i) => i.run))];
+      const reads = Promise.all(
+        names.map((name) =>
+          this.retrying(`reading run ${name}`, "the API server", signal, log, () => this.readRun(ns, name)),
+        ),
+      );
+      reads.catch(() => undefined); // awaited below; not unhandled if the mkdir fails first
       const workingDir = await makeDirsBelow(dir.root, dir.rel);
-      // One read of each source Run, however many of its artifacts are staged.
-      const sources = new Map<string, Promise<Run>>();
+      const sources = new Map((await reads).map((r, i) => [names[i] as string, r]));
+      apiMs = performance.now() - t0;
       for (const input of inputs)
-        bytes += await this.stageOne(run, input, workingDir, sources, timing, signal, log);
+        bytes += await this.stageOne(input, sources.get(input.run) as Run, workingDir, signal, log);
     } catch (e) {
       if (e instanceof StagingAborted || signal.aborted) throw new StagingAborted("abandoned");
       this.d.metrics.inputSeconds.observe({ result: "unavailable" }, (performance.now() - t0) / 1000);
@@ -94,40 +104,27 @@ export class InputStager {
     this.d.metrics.inputSeconds.observe({ result: "ok" }, ms / 1000);
     this.d.metrics.inputBytes.inc(bytes);
     log.info(
-      { artifacts: inputs.length, bytes, ms: round(ms), apiMs: round(timing.apiMs) },
+      { artifacts: inputs.length, bytes, ms: round(ms), apiMs: round(apiMs) },
       "artifact inputs staged",
     );
     return { artifacts: inputs.length, bytes, ms };
   }
 
   private async stageOne(
-    run: Run,
     input: ArtifactInput,
+    source: Run,
     workingDir: string,
-    sources: Map<string, Promise<Run>>,
-    timing: { apiMs: number },
     signal: AbortSignal,
     log: Logger,
   ): Promise<number> {
     const what = inputName(input);
-    const ns = run.metadata.namespace ?? "";
-    let read = sources.get(input.run);
-    if (!read) {
-      const t0 = performance.now();
-      read = this.retrying(what, signal, log, () => this.readRun(ns, input.run));
-      sources.set(input.run, read);
-      await read.finally(() => {
-        timing.apiMs += performance.now() - t0;
-      });
-    }
-    const source = await read;
     const r = resolveInput(source, input, this.d.store);
     if ("error" in r) throw new InputUnavailable(r.error);
     const parentRel = dirname(r.dest) === "." ? "" : dirname(r.dest);
     const parent = await makeDirsBelow(workingDir, parentRel).catch((e: unknown) => {
       throw new InputUnavailable(`artifact ${what} cannot be placed at ${r.dest}: ${message(e)}`);
     });
-    return this.retrying(what, signal, log, () =>
+    return this.retrying(`fetching artifact ${what}`, "the artifact store", signal, log, () =>
       this.fetchInto(what, r.ref, r.key, join(parent, basename(r.dest)), signal),
     );
   }
@@ -211,9 +208,13 @@ export class InputStager {
     }
   }
 
-  /** `fn` again after transient failures, with backoff, until the budget is spent. */
+  /**
+   * `fn` again after transient failures, with backoff, until the budget is spent. `what` names
+   * the step in messages ("fetching artifact build/site"), `from` what must be reachable.
+   */
   private async retrying<T>(
     what: string,
+    from: string,
     signal: AbortSignal,
     log: Logger,
     fn: () => Promise<T>,
@@ -227,14 +228,13 @@ export class InputStager {
         if (e instanceof InputUnavailable || e instanceof StagingAborted) throw e;
         if (signal.aborted) throw new StagingAborted("abandoned");
         const msg = message(e);
-        if (localFailure(e) || !isTransient(e))
-          throw new InputUnavailable(`fetching artifact ${what} failed: ${msg}`);
+        if (localFailure(e) || !isTransient(e)) throw new InputUnavailable(`${what} failed: ${msg}`);
         if (Date.now() + delay > deadline)
           throw new InputUnavailable(
-            `fetching artifact ${what} failed after retrying for ${Math.round(this.d.retryBudgetMs / 1000)}s: ${msg}; check that the artifact store is reachable from the Runtime's pods`,
+            `${what} failed after retrying for ${Math.round(this.d.retryBudgetMs / 1000)}s: ${msg}; check that ${from} is reachable from the Runtime's pods`,
           );
         this.d.metrics.inputRetries.inc();
-        log.warn({ artifact: what, err: msg, retryInMs: delay }, "artifact input fetch failed; retrying");
+        log.warn({ step: what, err: msg, retryInMs: delay }, "artifact input fetch failed; retrying");
         await sleep(delay, signal);
         if (signal.aborted) throw new StagingAborted("abandoned");
         delay = Math.min(delay * 2, 10_000);
