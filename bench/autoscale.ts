@@ -1,7 +1,7 @@
 /**
  * How fast an autoscaled pool reacts, on a cluster whose node agent runs the real runtimed (the
  * local cluster): a controller process for a fresh namespace, then per round
- *  - backlog: a 1-pod pool (2 Runs per pod, targetUtilization 1, max 2) gets 4 Runs of `sleep 5`;
+ *  - backlog: a 1-pod pool (2 Runs per pod, targetUtilization 1, max 2) gets 4 Runs of `sleep 15` (longer than a pod start, so the new pod gets work);
  *    from the moment the 3rd create returns (the first Run with no room: the backlog) it times
  *    the Deployment's scale-up (seen by polling every 20 ms), the new pod created, Ready, and a Run
  *    Running on it; then waits for the pool to go back to 1;
@@ -91,10 +91,10 @@ try {
   for (let i = 0; i < rounds; i++) {
     // Backlog: 2 Runs fill the pod, the 3rd has no room.
     const before = new Set((await live("backlog")).map((p) => p.metadata.name));
-    const names = [await run("backlog", "sleep 5"), await run("backlog", "sleep 5")];
-    names.push(await run("backlog", "sleep 5"));
+    const names = [await run("backlog", "sleep 15"), await run("backlog", "sleep 15")];
+    names.push(await run("backlog", "sleep 15"));
     const t0 = performance.now();
-    names.push(await run("backlog", "sleep 5"));
+    names.push(await run("backlog", "sleep 15"));
     await until("scale-up", async () => (await replicas("backlog")) === 2);
     const scale = performance.now() - t0;
     const fresh = await until("new pod", async () =>
@@ -158,6 +158,16 @@ try {
     console.log(
       `| ${r.scenario} | ${ms(r.scale)} | ${ms(r.podCreated)} | ${ms(r.podReady)} | ${ms(r.work)} |`,
     );
+  for (const scenario of new Set(rows.map((r) => r.scenario))) {
+    const of = rows.filter((r) => r.scenario === scenario);
+    const col = (k: "scale" | "podCreated" | "podReady" | "work") => {
+      const v = of.map((r) => r[k]).sort((a, b) => a - b);
+      return `${ms(v[Math.floor((v.length - 1) / 2)] as number)} / ${ms(v.at(-1) as number)}`;
+    };
+    console.log(
+      `| **${scenario}: median / max** | ${col("scale")} | ${col("podCreated")} | ${col("podReady")} | ${col("work")} |`,
+    );
+  }
   console.log(
     `\nautoscaler reaction (event → scale write accepted), mean over ${count}: ${((sum / count) * 1000).toFixed(0)} ms`,
   );

@@ -1,8 +1,9 @@
 /**
  * What wakes the autoscaler for a Runtime with `spec.autoscaling`: a Run of it created, changed
  * or deleted (a backlog forms or drains), its pods changing or freeing capacity, the Runtime or
- * its Deployment changing. Each adds the Runtime's key after a short debounce, so a burst of
- * Runs costs one reconcile and a backlog is acted on within about that delay.
+ * its Deployment changing. Each adds the Runtime's key at once: the work queue coalesces the
+ * events of a burst that arrive while a reconcile runs into one more reconcile, so a backlog is
+ * acted on within one reconcile plus one scale write.
  */
 import type { Run, Runtime } from "@kruntimes/api";
 import type { Informer } from "@kruntimes/kube";
@@ -12,8 +13,8 @@ import type { CacheListener } from "../scheduler/cache/scheduler-cache.ts";
 import { runtimeKeyOf } from "../scheduler/run-request.ts";
 import type { AutoscalerReconciler } from "./autoscaler-reconciler.ts";
 
-/** Coalesces a burst of events into one reconcile. */
-export const AUTOSCALE_DEBOUNCE_MS = 50;
+/** Delay before an event's reconcile (0: at once; the work queue coalesces the rest). */
+export const AUTOSCALE_DEBOUNCE_MS = 0;
 
 export interface AutoscaleWiring {
   runtimes: Informer<Runtime>;

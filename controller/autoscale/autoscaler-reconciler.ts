@@ -176,9 +176,19 @@ export class AutoscalerReconciler implements Reconciler {
     }
 
     if (decision.desired > current) {
+      const writeStart = this.d.clock.now();
       s.written = { replicas: await this.scale(ns, name, decision.desired), untilMs: now + 10_000 };
-      if (triggeredAt !== undefined)
-        this.d.metrics.reactSeconds.observe((this.d.clock.now() - triggeredAt) / 1000);
+      const done = this.d.clock.now();
+      if (triggeredAt !== undefined) this.d.metrics.reactSeconds.observe((done - triggeredAt) / 1000);
+      this.d.log.debug(
+        {
+          runtime: key,
+          sinceEventMs: triggeredAt === undefined ? undefined : done - triggeredAt,
+          writeMs: done - writeStart,
+          reconcileMs: done - now,
+        },
+        "scale-up written",
+      );
       s.lastScaleTime = kubeTime(this.d.clock.now());
       this.act(rt, s, decision.reason, "Normal", decision.desired, decision.message);
       current = decision.desired;

@@ -10,6 +10,7 @@ import { AutoscaleMetrics } from "../autoscale/autoscale-metrics.ts";
 import { type AutoscaleWiring, autoscaleCacheHooks, wireAutoscaler } from "../autoscale/autoscale-wiring.ts";
 import { AutoscalerReconciler } from "../autoscale/autoscaler-reconciler.ts";
 import { autoscalerFieldManager, PoolWrites } from "../autoscale/pool-writes.ts";
+import { sweepReleasedPods } from "../autoscale/released-pods.ts";
 import { ApiEventRecorder } from "../events/event-recorder.ts";
 import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler.ts";
 import { SpentPodReconciler } from "../gc/spent-pod-reconciler.ts";
@@ -305,6 +306,7 @@ export class Manager {
     this.loop.start();
     for (const c of Object.values(this.controllers)) c.start();
     void sweepOrphanBindings(this.client, this.informers.runtimes, this.o.namespace, this.log);
+    void sweepReleasedPods(this.client, this.o.namespace, this.log);
     this.log.info({ identity: this.o.identity }, "scheduling and reconciling");
   }
 

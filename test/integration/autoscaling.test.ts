@@ -88,6 +88,18 @@ suite("autoscaled pools (controller + real runtimed)", () => {
   beforeAll(async () => {
     await installCrds(client);
     ns = await testNamespace(client, "krt-autoscale");
+    // What a controller stopped between releasing a drained pod and deleting it leaves behind.
+    await client.create(path(R.pods, ns.name), {
+      metadata: {
+        name: "leftover",
+        labels: { "kruntimes.io/runtime": "burst" },
+        annotations: { "kruntimes.io/scale-down": new Date().toISOString() },
+      },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: "c", image: "busybox", command: ["sleep", "infinity"] }],
+      },
+    });
     ctl = startController({
       namespace: ns.name,
       kubeconfig: cluster?.kubeconfig as string,
@@ -101,6 +113,19 @@ suite("autoscaled pools (controller + real runtimed)", () => {
     await ctl?.exited;
     await ns?.remove();
   }, 60_000);
+
+  test("a pod a scale-down released but did not delete is deleted when a controller starts leading", async () => {
+    await eventually(
+      "leftover pod deleted",
+      async () =>
+        client.get(path(R.pods, ns.name, "leftover")).then(
+          (p) => Boolean((p as { metadata: { deletionTimestamp?: string } }).metadata.deletionTimestamp),
+          (e: unknown) => e instanceof KubeError && e.code === 404,
+        ),
+      20_000,
+    );
+    expect(ctl.log()).toContain("deleted a pod a scale-down had released");
+  });
 
   test("kubectl scale on an autoscaled Runtime is refused with what to do instead", async () => {
     await createPool("frozen", { minReplicas: 0, maxReplicas: 2 }, 2);
