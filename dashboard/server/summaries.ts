@@ -1,4 +1,6 @@
 /** Kubernetes objects → the summaries list views get (shared/types.ts). Pure; tested beside. */
+
+import type { WorkflowRun } from "@kruntimes/api";
 import {
   RUNS_RESOURCE,
   RUNTIME_CONTAINER,
@@ -8,7 +10,13 @@ import {
   runRequests,
   runtimeCapacity,
 } from "@kruntimes/api";
-import type { EventSummary, PodSummary, RunSummary, RuntimeSummary } from "../shared/types.ts";
+import type {
+  EventSummary,
+  PodSummary,
+  RunSummary,
+  RuntimeSummary,
+  WorkflowRunSummary,
+} from "../shared/types.ts";
 
 export function runSummary(r: Run): RunSummary {
   const s = r.status ?? {};
@@ -98,5 +106,24 @@ export function eventSummary(e: KubeEvent): EventSummary {
       e.firstTimestamp ??
       e.metadata.creationTimestamp ??
       "",
+  };
+}
+
+export function workflowRunSummary(w: WorkflowRun): WorkflowRunSummary {
+  const jobs: Record<string, number> = {};
+  for (const name of Object.keys(w.spec.jobs ?? {})) {
+    const phase = w.status?.jobs?.[name]?.phase ?? "Pending";
+    jobs[phase] = (jobs[phase] ?? 0) + 1;
+  }
+  const s = w.status ?? {};
+  return {
+    name: w.metadata.name ?? "",
+    uid: w.metadata.uid ?? "",
+    phase: s.phase ?? "Pending",
+    ...(s.reason ? { reason: s.reason } : {}),
+    jobs,
+    created: w.metadata.creationTimestamp ?? "",
+    ...(s.startTime ? { startTime: s.startTime } : {}),
+    ...(s.completionTime ? { completionTime: s.completionTime } : {}),
   };
 }

@@ -6,7 +6,15 @@
  * The list happens before the response starts, so a 403 is an HTTP 403 the view can explain.
  * Every request uses the caller's own client; closing the stream aborts the watch.
  */
-import { Labels, type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
+import {
+  Labels,
+  type Run,
+  RunResource,
+  type Runtime,
+  RuntimeResource,
+  type WorkflowRun,
+  WorkflowRunResource,
+} from "@kruntimes/api";
 import { isGone, type KubeClient, type KubeObject, path, R, watchStream } from "@kruntimes/kube";
 import type { WatchKind } from "../shared/types.ts";
 import type { Callers } from "./callers.ts";
@@ -20,6 +28,7 @@ import {
   podSummary,
   runSummary,
   runtimeSummary,
+  workflowRunSummary,
 } from "./summaries.ts";
 
 interface KindDef {
@@ -66,6 +75,18 @@ export const KINDS: Record<WatchKind, KindDef> = {
     query: () => ({ labelSelector: Labels.runtime }),
     map: (o) => podSummary(o as KubePod, Labels.runtime),
     what: (ns) => `list pods in namespace ${ns}`,
+  },
+  workflowruns: {
+    path: (ns) => path(WorkflowRunResource, ns),
+    query: selectors,
+    map: (o) => workflowRunSummary(o as WorkflowRun),
+    what: (ns) => `list workflowruns in namespace ${ns}`,
+  },
+  workflowrun: {
+    path: (ns) => path(WorkflowRunResource, ns),
+    query: (q) => ({ fieldSelector: `metadata.name=${nameOf(q)}` }),
+    map: (o) => o,
+    what: (ns) => `get workflowruns in namespace ${ns}`,
   },
   events: {
     path: (ns) => path(R.events, ns),

@@ -60,6 +60,18 @@ export interface EventSummary {
   time: string;
 }
 
+export interface WorkflowRunSummary {
+  name: string;
+  uid: string;
+  phase: string;
+  reason?: string;
+  /** Jobs per phase, e.g. { Succeeded: 2, Running: 1 }. */
+  jobs: Record<string, number>;
+  created: string;
+  startTime?: string;
+  completionTime?: string;
+}
+
 /** What `GET /api/session` answers. */
 export interface SessionInfo {
   mode: "token" | "kubeconfig";
@@ -84,5 +96,13 @@ export interface ApiError {
 }
 
 /** The kinds `GET /api/namespaces/:ns/watch/:kind` streams. */
-export const WATCH_KINDS = ["runs", "runtimes", "pods", "events", "run"] as const;
+export const WATCH_KINDS = [
+  "runs",
+  "runtimes",
+  "pods",
+  "events",
+  "run",
+  "workflowruns",
+  "workflowrun",
+] as const;
 export type WatchKind = (typeof WATCH_KINDS)[number];

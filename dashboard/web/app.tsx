@@ -21,6 +21,8 @@ import { SignIn } from "./views/sign-in.tsx";
 // Loaded on first use: the chart and YAML libraries are not needed for the Runs list.
 const RunDetail = lazy(() => import("./views/run-detail.tsx").then((m) => m.RunDetail));
 const RuntimesView = lazy(() => import("./views/runtimes-view.tsx").then((m) => m.RuntimesView));
+const WorkflowsView = lazy(() => import("./views/workflows-view.tsx").then((m) => m.WorkflowsView));
+const WorkflowDetail = lazy(() => import("./views/workflow-detail.tsx").then((m) => m.WorkflowDetail));
 
 function Header({ ns }: { ns?: string }) {
   const s = session.value;
@@ -44,6 +46,7 @@ function Header({ ns }: { ns?: string }) {
         {link("runtimes", "Runtimes")}
         {link("functions", "Functions")}
         {link("sessions", "Sessions")}
+        {link("workflows", "Workflows")}
       </nav>
       {s ? <NamespaceForm current={ns} /> : null}
       <span class="spacer" />
@@ -125,6 +128,17 @@ const runtimes = (p: { ns: string }) => (
   </Guard>
 );
 
+const workflows = (p: { ns: string }) => (
+  <Guard ns={p.ns}>
+    <WorkflowsView ns={p.ns} />
+  </Guard>
+);
+const workflowDetail = (p: { ns: string; name: string }) => (
+  <Guard ns={p.ns}>
+    <WorkflowDetail ns={p.ns} name={p.name} />
+  </Guard>
+);
+
 function Home() {
   const loc = useLocation();
   const last = lastNamespace.get();
@@ -165,6 +179,8 @@ export function App() {
         <Route path="/ns/:ns/runtimes" component={runtimes} />
         <Route path="/ns/:ns/functions" component={functions} />
         <Route path="/ns/:ns/sessions" component={sessions} />
+        <Route path="/ns/:ns/workflows" component={workflows} />
+        <Route path="/ns/:ns/workflows/:name" component={workflowDetail} />
         <Route default component={Home} />
       </Router>
     </LocationProvider>

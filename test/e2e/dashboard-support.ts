@@ -17,7 +17,11 @@ export const SCREENSHOTS = join(ROOT, "test", "artifacts", "dashboard");
 
 /** The viewer's Role (docs/dashboard.md, "Permissions"). */
 export const VIEWER_RULES = [
-  { apiGroups: ["kruntimes.io"], resources: ["runs", "runtimes"], verbs: ["get", "list", "watch"] },
+  {
+    apiGroups: ["kruntimes.io"],
+    resources: ["runs", "runtimes", "workflowruns"],
+    verbs: ["get", "list", "watch"],
+  },
   { apiGroups: ["kruntimes.io"], resources: ["runs/invoke"], verbs: ["create"] },
   { apiGroups: [""], resources: ["pods", "events"], verbs: ["get", "list", "watch"] },
   { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
@@ -46,6 +50,18 @@ export async function dashboardEnvironment(cluster: TestCluster): Promise<Dashbo
     "gateway.replicas=1",
     "gateway.podDisruptionBudget.enabled=false",
   ]);
+  // The admission webhook (WorkflowRuns) behind an ExternalName to the controller pod: the local
+  // cluster has no Service proxy (as in example-workflow.test.ts).
+  const controller = await client.list<{ status?: { podIP?: string } }>(path(R.pods, ns.name), {
+    labelSelector: "app.kubernetes.io/component=controller",
+  });
+  const controllerIp = controller.items[0]?.status?.podIP;
+  if (!controllerIp) throw new Error("no controller pod IP");
+  await client.delete(path(R.services, ns.name, "dash-kruntimes-webhook"));
+  await client.create(path(R.services, ns.name), {
+    metadata: { name: "dash-kruntimes-webhook" },
+    spec: { type: "ExternalName", externalName: controllerIp, ports: [{ name: "webhook", port: 9443 }] },
+  });
   await client.create(path(R.serviceAccounts, ns.name), { metadata: { name: "viewer" } });
   await client.create(path(R.roles, ns.name), { metadata: { name: "viewer" }, rules: VIEWER_RULES });
   await client.create(path(R.roleBindings, ns.name), {

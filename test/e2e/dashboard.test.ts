@@ -10,10 +10,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { RunResource } from "@kruntimes/api";
+import { RunResource, WorkflowRunResource } from "@kruntimes/api";
 import { path } from "@kruntimes/kube";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { testCluster } from "../support/cluster.ts";
+import { eventually, testCluster } from "../support/cluster.ts";
 import { HELM_MISSING, helmPath, ROOT } from "./chart-support.ts";
 import { type DashboardEnv, dashboardEnvironment, SCREENSHOTS } from "./dashboard-support.ts";
 import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from "./docs-site-support.ts";
@@ -74,6 +74,24 @@ async function screenshots(view: string) {
 const TICKER = `for i in 1 2 3 4 5 6; do echo "tick $i"; sleep 1; done
 echo "oops" >&2
 echo "result=42" >> "$KRUNTIME_OUTPUTS"`;
+
+const PIPELINE = {
+  apiVersion: "kruntimes.io/v1alpha1",
+  kind: "WorkflowRun",
+  spec: {
+    runtime: "bash",
+    jobs: {
+      build: {
+        steps: [
+          { name: "compile", run: "echo built" },
+          { name: "pack", run: "echo packed" },
+        ],
+      },
+      test: { needs: ["build"], steps: [{ name: "unit", run: "echo ok" }] },
+      lint: { needs: ["build"], steps: [{ name: "vet", run: "echo ok" }] },
+    },
+  },
+};
 
 describe("dashboard", () => {
   test("the backend refuses every write verb, and a request without a token", async () => {
@@ -224,6 +242,54 @@ describe("dashboard", () => {
     expect(await page.locator(".error-box").getAttribute("data-status")).toBe("403");
     await screenshots("forbidden");
   }, 60_000);
+
+  test("a WorkflowRun's jobs are drawn as their needs DAG, steps linked to their child Runs", async () => {
+    // The webhook answers once the controller has opened its port.
+    await eventually(
+      "the workflow webhook answers",
+      () =>
+        client
+          .create(
+            path(WorkflowRunResource, env.namespace),
+            { ...PIPELINE, metadata: { name: "probe" } },
+            { dryRun: "All" },
+          )
+          .then(() => true),
+      30_000,
+    );
+    await client.create(path(WorkflowRunResource, env.namespace), {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "WorkflowRun",
+      metadata: { name: "pipeline" },
+      spec: {
+        runtime: "bash",
+        jobs: {
+          build: {
+            steps: [
+              { name: "compile", run: "echo built" },
+              { name: "pack", run: "echo packed" },
+            ],
+          },
+          test: { needs: ["build"], steps: [{ name: "unit", run: "echo ok" }] },
+          lint: { needs: ["build"], steps: [{ name: "vet", run: "echo ok" }] },
+        },
+      },
+    });
+    await page.goto(`${env.url}/ns/${env.namespace}/workflows`);
+    await page.locator('[data-workflowrun="pipeline"] a').click();
+    const dag = page.getByTestId("dag");
+    for (const edge of ["build>test", "build>lint"])
+      await dag.locator(`[data-edge="${edge}"]`).waitFor({ state: "attached" });
+    await dag.locator('[data-job="test"] [data-step="unit"]').waitFor();
+    // Live: the run goes on while the page is open, each step ends linked to its child Run.
+    await page.locator('[data-job="lint"] header [data-phase="Succeeded"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-job="test"] header [data-phase="Succeeded"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator("#wfr-h ~ [data-phase]").first().getAttribute("data-phase")).toBe("Succeeded");
+    await screenshots("workflow");
+    await page.locator('[data-job="build"] [data-step="pack"] a').click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    await page.getByTestId("stdout-tail").getByText("packed").waitFor();
+  }, 90_000);
 
   test("krt dashboard: local mode on loopback with the kubeconfig's credentials", async () => {
     const krt = (...args: string[]) =>

@@ -1,11 +1,11 @@
 /** A phase as colour, icon and word (never colour alone). */
-import type { RunPhase } from "@kruntimes/api/src/reasons.ts";
 import { PHASE_ICON, phaseTone } from "../lib/phases.ts";
 
-export function PhaseBadge({ phase }: { phase: RunPhase }) {
+/** Run phases, and the workflow, job and step phases (the same words, plus Skipped). */
+export function PhaseBadge({ phase }: { phase: string }) {
   return (
     <span class={`phase tone-${phaseTone(phase)}`} data-phase={phase}>
-      <span aria-hidden="true">{PHASE_ICON[phase] ?? "?"}</span> {phase}
+      <span aria-hidden="true">{PHASE_ICON[phase as keyof typeof PHASE_ICON] ?? "?"}</span> {phase}
     </span>
   );
 }

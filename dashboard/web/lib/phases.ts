@@ -6,7 +6,7 @@ import { RUN_PHASES, type RunPhase, TERMINAL_PHASES } from "@kruntimes/api/src/r
 
 export { RUN_PHASES, TERMINAL_PHASES };
 
-export const PHASE_ICON: Record<RunPhase, string> = {
+export const PHASE_ICON: Record<RunPhase | "Skipped", string> = {
   Pending: "◌",
   Scheduled: "⇢",
   Running: "▶",
@@ -16,11 +16,13 @@ export const PHASE_ICON: Record<RunPhase, string> = {
   Failed: "✕",
   Timeout: "◷",
   Cancelled: "⊘",
+  Skipped: "↷",
 };
 
 export type PhaseTone = "waiting" | "active" | "ok" | "bad" | "muted";
 
-export function phaseTone(p: RunPhase): PhaseTone {
+/** Run phases and the workflow/job/step phases, which use the same words (plus Skipped). */
+export function phaseTone(p: string): PhaseTone {
   switch (p) {
     case "Pending":
     case "Scheduled":
@@ -39,4 +41,4 @@ export function phaseTone(p: RunPhase): PhaseTone {
   }
 }
 
-export const isTerminal = (p: RunPhase) => (TERMINAL_PHASES as readonly string[]).includes(p);
+export const isTerminal = (p: string) => (TERMINAL_PHASES as readonly string[]).includes(p);
