@@ -494,10 +494,15 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       expect(done.status?.assignment?.pod).toBe(pod);
     }, 120_000);
     test("killing the Runtime Server mid-run: the attempt is lost, honestly, and retried in place", async () => {
+      // Attempt 2 waits for a file the test writes once it has seen why attempt 1 ended: under
+      // load it could otherwise finish before the test reads the retry's status.
+      const gate = join(host, "kill-server-go");
       await create(
         "bash",
         {
-          source: { inline: 'echo "attempt $KRUNTIME_ATTEMPT"\n[ "$KRUNTIME_ATTEMPT" != 1 ] || sleep 30\n' },
+          source: {
+            inline: `echo "attempt $KRUNTIME_ATTEMPT"\n[ "$KRUNTIME_ATTEMPT" != 1 ] || sleep 30\nwhile [ ! -e ${gate} ]; do sleep 0.1; done\n`,
+          },
           retryPolicy: { maxAttempts: 2, backoff: { initial: "100ms" } },
         },
         "kill-server",
@@ -507,6 +512,7 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       killContainer(pod, "runtime");
       const retried = await until("kill-server", "attempt 2", (x) => (x.status?.attempt ?? 0) >= 2, 60_000);
       expect(retried.status?.reason).toBe("PodUnhealthy");
+      writeFileSync(gate, "");
       const done = await finished("kill-server", 60_000);
       expect(done.status).toMatchObject({ phase: "Succeeded", attempt: 2, stdoutTail: "attempt 2\n" });
       expect(done.status?.assignment?.pod).toBe(pod);
