@@ -177,7 +177,8 @@ test("MCP sessions are bounded: the one unused the longest is closed, and idle o
     createServer,
     log: () => {},
     maxSessions: 2,
-    sessionIdleMs: 300,
+    // Long enough that a loaded machine cannot idle a session out between two calls of the test.
+    sessionIdleMs: 3000,
   });
   try {
     const first = await connect(server.url);
@@ -188,13 +189,14 @@ test("MCP sessions are bounded: the one unused the longest is closed, and idle o
     // The first client's session was closed for the third: the server answers it 404.
     await expect(first.listTools()).rejects.toThrow();
     expect((await third.listTools()).tools.length).toBe(8);
-    await Bun.sleep(900);
+    const deadline = Date.now() + 20_000;
+    while (server.sessions() > 0 && Date.now() < deadline) await Bun.sleep(100);
     expect(server.sessions()).toBe(0);
     for (const c of [first, second, third]) await c.close();
   } finally {
     await server.stop();
   }
-});
+}, 30_000);
 
 test("loopback without a token is served; TLS when given a certificate", async () => {
   const pki = makeTestPki({ dns: ["localhost"], ips: ["127.0.0.1"] });
