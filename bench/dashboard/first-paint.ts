@@ -13,11 +13,12 @@
  *   - snapshot bytes: size of the list stream's first message
  *
  *   KUBECONFIG=… bun bench/dashboard/first-paint.ts [--runs 2000] [--rounds 7] [--out FILE.md]
+ *   bun bench/dashboard/first-paint.ts --apiserver standin     # the same Runs from an in-process stand-in
  */
 import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { RunResource } from "@kruntimes/api";
-import { KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
+import { type ClusterConnection, KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
 import { startDashboard } from "../../dashboard/server/dashboard.ts";
 import { dashboardLogger } from "../../dashboard/server/log.ts";
 import { launchChromium } from "../../test/e2e/docs-site-support.ts";
@@ -27,48 +28,88 @@ const { values } = parseArgs({
     runs: { type: "string", default: "2000" },
     rounds: { type: "string", default: "7" },
     out: { type: "string" },
+    // cluster: Runs created on the cluster of $KUBECONFIG; standin: a stand-in apiserver in this
+    // process serving the same Runs from memory (the dashboard's and the browser's share alone).
+    apiserver: { type: "string", default: "cluster" },
   },
 });
+const STANDIN = values.apiserver === "standin";
 const N = Number(values.runs);
 const ROUNDS = Number(values.rounds);
 const kubeconfig = process.env.KUBECONFIG;
-if (!kubeconfig) throw new Error("set KUBECONFIG (e.g. the local cluster's admin.kubeconfig)");
-const conn = loadKubeconfigFile(kubeconfig);
-const client = new KubeClient(conn);
+if (!kubeconfig && !STANDIN) throw new Error("set KUBECONFIG (e.g. the local cluster's admin.kubeconfig)");
 
 const PHASES = ["Succeeded", "Succeeded", "Succeeded", "Failed", "Running", "Pending", "Ready", "Cancelled"];
 
-async function createRuns(ns: string): Promise<number> {
+/** Run i: spec, and the status the controller and runtimed would have written. */
+function runObject(ns: string, i: number, base: number) {
+  const phase = PHASES[i % PHASES.length] as string;
+  const created = base + i * 1000;
+  return {
+    apiVersion: "kruntimes.io/v1alpha1",
+    kind: "Run",
+    metadata: {
+      name: `r-${String(i).padStart(5, "0")}`,
+      namespace: ns,
+      uid: `uid-${i}`,
+      resourceVersion: "1",
+      creationTimestamp: new Date(created / 1000).toISOString().replace(/\.\d+Z$/, "Z"),
+      labels: { team: i % 2 ? "a" : "b" },
+    },
+    spec: { runtime: i % 3 ? "bash" : "python", mode: { task: {} }, source: { inline: `echo ${i}` } },
+    status: {
+      phase,
+      attempt: 1,
+      ...(phase === "Failed" ? { reason: "NonZeroExit", exitCode: 1 } : {}),
+      ...(phase === "Succeeded" ? { reason: "Completed", exitCode: 0 } : {}),
+      timing: {
+        createdMicros: created,
+        scheduledMicros: created + 2000,
+        startedMicros: created + 3000,
+        ...(phase === "Succeeded" || phase === "Failed"
+          ? { finishedMicros: created + 50_000, reportedMicros: created + 52_000 }
+          : {}),
+      },
+    },
+  };
+}
+
+/** An apiserver stand-in: the Runs list (pages, continue), a watch that stays open, a self-review. */
+function standinApiserver(ns: string) {
+  const base = Date.now() * 1000;
+  const runs = Array.from({ length: N }, (_, i) => runObject(ns, i, base));
+  return Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 0,
+    fetch(req) {
+      const u = new URL(req.url);
+      if (u.pathname.endsWith("selfsubjectreviews"))
+        return Response.json({ status: { userInfo: { username: "bench" } } });
+      if (u.searchParams.get("watch")) return new Response(new ReadableStream({ start() {} }));
+      const from = Number(u.searchParams.get("continue") ?? "0");
+      const limit = Number(u.searchParams.get("limit") ?? N);
+      const to = Math.min(N, from + limit);
+      return Response.json({
+        metadata: { resourceVersion: "1", ...(to < N ? { continue: String(to) } : {}) },
+        items: runs.slice(from, to),
+      });
+    },
+  });
+}
+
+async function createRuns(client: KubeClient, ns: string): Promise<number> {
   const t0 = performance.now();
   const base = Date.now() * 1000;
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < N; i = next++) {
-      const name = `r-${String(i).padStart(5, "0")}`;
+      const { status, metadata, ...obj } = runObject(ns, i, base);
       const run = await client.create<{ metadata: { name: string } }>(path(RunResource, ns), {
-        apiVersion: "kruntimes.io/v1alpha1",
-        kind: "Run",
-        metadata: { name, labels: { team: i % 2 ? "a" : "b" } },
-        spec: { runtime: i % 3 ? "bash" : "python", mode: { task: {} }, source: { inline: `echo ${i}` } },
+        ...obj,
+        metadata: { name: metadata.name, labels: metadata.labels },
       });
-      const phase = PHASES[i % PHASES.length] as string;
-      const created = base + i * 1000;
-      await client.patch(path(RunResource, ns, run.metadata.name, "status"), {
-        status: {
-          phase,
-          attempt: 1,
-          ...(phase === "Failed" ? { reason: "NonZeroExit", exitCode: 1 } : {}),
-          ...(phase === "Succeeded" ? { reason: "Completed", exitCode: 0 } : {}),
-          timing: {
-            createdMicros: created,
-            scheduledMicros: created + 2000,
-            startedMicros: created + 3000,
-            ...(phase === "Succeeded" || phase === "Failed"
-              ? { finishedMicros: created + 50_000, reportedMicros: created + 52_000 }
-              : {}),
-          },
-        },
-      });
+      await client.patch(path(RunResource, ns, run.metadata.name, "status"), { status });
     }
   };
   await Promise.all(Array.from({ length: 32 }, worker));
@@ -80,11 +121,18 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
 }
 
-const ns = (
-  await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
-    metadata: { generateName: "dash-bench-" },
-  })
-).metadata.name;
+const standin = STANDIN ? standinApiserver("bench") : undefined;
+const conn: ClusterConnection = standin
+  ? { server: `http://127.0.0.1:${standin.port}`, namespace: "bench" }
+  : loadKubeconfigFile(kubeconfig as string);
+const client = new KubeClient(conn);
+const ns = standin
+  ? "bench"
+  : (
+      await client.create<{ metadata: { name: string } }>(path(R.namespaces), {
+        metadata: { generateName: "dash-bench-" },
+      })
+    ).metadata.name;
 const dashboard = await startDashboard(
   {
     host: "127.0.0.1",
@@ -99,9 +147,12 @@ const dashboard = await startDashboard(
 );
 const browser = await launchChromium();
 try {
-  process.stderr.write(`creating ${N} Runs in ${ns}…\n`);
-  const createMs = await createRuns(ns);
-  process.stderr.write(`created in ${(createMs / 1000).toFixed(1)} s\n`);
+  let createMs = 0;
+  if (!standin) {
+    process.stderr.write(`creating ${N} Runs in ${ns}…\n`);
+    createMs = await createRuns(client, ns);
+    process.stderr.write(`created in ${(createMs / 1000).toFixed(1)} s\n`);
+  }
   const url = `${dashboard.url}ns/${ns}/runs`;
   // Server side alone: the list stream's snapshot (apiserver list + summaries), from a plain fetch.
   const server: number[] = [];
@@ -164,10 +215,9 @@ try {
 
 Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Bun ${Bun.version}, Chromium (Debian) headless
 (--headless --no-sandbox --disable-gpu --disable-background-networking), viewport 1280×900.
-Cluster: the shared local cluster (real kube-apiserver + etcd on this machine, other suites running).
-Parameters: ${N} Runs in one namespace (phases ${[...new Set(PHASES)].join(", ")}; status written through
-the status subresource), ${ROUNDS} rounds, a fresh browser context per round (no cache), the dashboard in
-local mode on 127.0.0.1 (\`bun bench/dashboard/first-paint.ts --runs ${N} --rounds ${ROUNDS}\`).
+${standin ? "Apiserver: a stand-in in the bench process serving the Runs from memory (`--apiserver standin`): the dashboard's and the browser's share alone." : "Cluster: the shared local cluster (real kube-apiserver + etcd on this machine, other suites running)."}
+Parameters: ${N} Runs in one namespace (phases ${[...new Set(PHASES)].join(", ")}; ${standin ? "statuses as the controller and runtimed write them" : "status written through the status subresource"}), ${ROUNDS} rounds, a fresh browser context per round (no cache), the dashboard in
+local mode on 127.0.0.1 (\`bun bench/dashboard/first-paint.ts --runs ${N} --rounds ${ROUNDS} --apiserver ${values.apiserver}\`).
 
 | measure | result | target |
 | --- | --- | --- |
@@ -182,12 +232,13 @@ Raw (ms): first rows ${firstRows.map((x) => x.toFixed(0)).join(", ")}; all rows 
 Load average at the end: ${loadavg()
     .map((x) => x.toFixed(1))
     .join(", ")} (other suites share the machine).
-Creating the ${N} Runs (create + status patch, 32 at a time) took ${(createMs / 1000).toFixed(1)} s.
+${standin ? "" : `Creating the ${N} Runs (create + status patch, 32 at a time) took ${(createMs / 1000).toFixed(1)} s.`}
 `;
   process.stdout.write(report);
   if (values.out) await Bun.write(values.out, report);
 } finally {
   await browser.close();
   await dashboard.stop();
-  await client.delete(path(R.namespaces, undefined, ns)).catch(() => {});
+  if (standin) standin.stop(true);
+  else await client.delete(path(R.namespaces, undefined, ns)).catch(() => {});
 }
