@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createPrivateKey, createSign } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type ClusterConnection, loadKubeconfigFile, path, R } from "@kruntimes/kube";
 import YAML from "yaml";
 import { ExitCode } from "../../krt/exit-codes.ts";
@@ -100,6 +100,51 @@ suite("krt bad input: one error line, the documented exit code, no stack trace",
         exp: now - 3600,
       });
       configs.expired = kubeconfig(dir, "expired", conn.server, { token: expired }, conn.ca);
+    }
+    const caKey = process.env.KRT_CLUSTER_DIR && join(process.env.KRT_CLUSTER_DIR, "pki", "ca.key");
+    if (caKey && existsSync(caKey)) {
+      // A client certificate the cluster's CA signed, valid only in 2020 (`openssl ca` sets the dates).
+      const openssl = (args: string[]) => {
+        const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stderr: "pipe" });
+        if (r.exitCode !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr.toString()}`);
+      };
+      writeFileSync(
+        join(dir, "ca.cnf"),
+        "[ca]\ndefault_ca=x\n[x]\ndatabase=index\nnew_certs_dir=.\nserial=serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n",
+      );
+      writeFileSync(join(dir, "index"), "");
+      writeFileSync(join(dir, "serial"), "01\n");
+      openssl(["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "old.key"]);
+      openssl(["req", "-new", "-key", "old.key", "-subj", "/CN=krt-bad-input-old", "-out", "old.csr"]);
+      openssl([
+        "ca",
+        "-batch",
+        "-config",
+        "ca.cnf",
+        "-cert",
+        join(dirname(caKey), "ca.crt"),
+        "-keyfile",
+        caKey,
+        "-in",
+        "old.csr",
+        "-out",
+        "old.crt",
+        "-startdate",
+        "20200101000000Z",
+        "-enddate",
+        "20200102000000Z",
+        "-notext",
+      ]);
+      configs.expiredCert = kubeconfig(
+        dir,
+        "expired-cert",
+        conn.server,
+        {
+          "client-certificate-data": readFileSync(join(dir, "old.crt")).toString("base64"),
+          "client-key-data": readFileSync(join(dir, "old.key")).toString("base64"),
+        },
+        conn.ca,
+      );
     }
     configs.unreachable = kubeconfig(dir, "unreachable", "https://127.0.0.1:1", { token: "x" }, conn.ca);
     // A CA that did not sign the apiserver's certificate: a self-signed one of our own.
@@ -320,6 +365,15 @@ suite("krt bad input: one error line, the documented exit code, no stack trace",
       hint: EXPIRED_OR_INVALID,
     },
     {
+      name: "an expired client certificate (401)",
+      args: ["list", "-n", "default"],
+      config: "expiredCert",
+      code: ExitCode.Forbidden,
+      error:
+        'not authenticated: the API server refused the credentials (list runs.kruntimes.io in namespace "default")',
+      hint: EXPIRED_OR_INVALID,
+    },
+    {
       name: "a user RBAC does not allow to list Runs (403)",
       args: ["list", "-n", "default"],
       config: "forbidden",
@@ -343,8 +397,8 @@ suite("krt bad input: one error line, the documented exit code, no stack trace",
   for (const [i, name] of names.entries()) {
     test(name, async () => {
       const c = cases()[i]!;
-      if (c.config === "expired" && !configs.expired) {
-        console.warn("krt-bad-input: the expired-token case needs the local cluster's service-account key");
+      if ((c.config === "expired" || c.config === "expiredCert") && !configs[c.config]) {
+        console.warn(`krt-bad-input: "${c.name}" needs the local cluster's keys (KRT_CLUSTER_DIR/pki)`);
         return;
       }
       const kc = c.config ? (configs[c.config] ?? c.config) : admin;
