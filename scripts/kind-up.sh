@@ -14,6 +14,8 @@ done
 components=(controller runtimed bash python)
 # The gateway image is a placeholder until gateway/main.ts exists.
 if [[ -f gateway/main.ts ]]; then components+=(gateway); fi
+# The dashboard (dashboard.enabled=true in the chart).
+components+=(dashboard)
 for c in "${components[@]}"; do
   echo "building ghcr.io/kruntimes/$c:$tag"
   docker build -f "images/$c/Dockerfile" -t "ghcr.io/kruntimes/$c:$tag" .
