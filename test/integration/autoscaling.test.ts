@@ -248,6 +248,13 @@ suite("autoscaled pools (controller + real runtimed)", () => {
     const rt = await getRuntime(client, ns.name, "drain");
     expect(rt.status?.autoscaling?.lastDecision?.reason).toBe("ScaleDown");
     expect(rt.status?.autoscaling?.lastDecision?.message).toContain(draining);
+    // Without autoscaling, spec.replicas sizes the pool again: the template apply takes the count back.
+    await client.patch(
+      path(RuntimeResource, ns.name, "drain"),
+      { spec: { autoscaling: null, replicas: 2 } },
+      "merge",
+    );
+    await eventually("drain: spec.replicas 2 applied", async () => (await replicas("drain")) === 2, 15_000);
   });
 
   test("a pool at zero wakes for the first Run, which says so while it waits, and goes back to zero", async () => {
