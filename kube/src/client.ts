@@ -18,11 +18,13 @@ const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
 
 /**
  * A request the apiserver has not answered in this time fails with a TimeoutError instead of
- * waiting forever on a connection that went silent (a partition, a black-holed load balancer);
- * callers retry as for any failed request. Raw (streaming) requests are exempt: a watch bounds
+ * waiting on a connection that went silent (a partition, a black-holed load balancer; Bun's fetch
+ * alone waits 5 minutes); callers retry as for any failed request. The apiserver ends every
+ * request that is not a watch or a stream after its own `--request-timeout` (60 s by default), so
+ * past that plus a margin nothing is coming. Raw (streaming) requests are exempt: a watch bounds
  * its own wait for the response headers (see watchStream).
  */
-export const REQUEST_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = 65_000;
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
