@@ -196,6 +196,11 @@ suite("chart (helm template)", () => {
       ["", "pods", "watch"],
       // A pod a session used is deleted so its Deployment replaces it.
       ["", "pods", "delete"],
+      // The autoscaler marks the pod it drains and releases it from its ReplicaSet; it scales
+      // the Deployment through its scale subresource and records Events.
+      ["", "pods", "patch"],
+      ["apps", "deployments/scale", "patch"],
+      ["", "events", "create"],
       ["coordination.k8s.io", "leases", "update"],
       // The dataplane NetworkPolicy per Runtime (applied, and deleted when turned off).
       ["networking.k8s.io", "networkpolicies", "create"],
@@ -205,7 +210,7 @@ suite("chart (helm template)", () => {
       ["rbac.authorization.k8s.io", "clusterrolebindings", "create"],
     ] as const)
       expect(`${g}/${res}:${v} ${grants(rules, g, res, v)}`).toBe(`${g}/${res}:${v} true`);
-    expect(grants(rules, "", "pods", "patch")).toBe(false);
+    expect(grants(rules, "", "pods", "update")).toBe(false);
     expect(grants(rules, "", "secrets", "get")).toBe(false);
   });
 
