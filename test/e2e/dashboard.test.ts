@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { RunResource, WorkflowRunResource } from "@kruntimes/api";
-import { path } from "@kruntimes/kube";
+import { path, R } from "@kruntimes/kube";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { eventually, testCluster } from "../support/cluster.ts";
 import { HELM_MISSING, helmPath, ROOT } from "./chart-support.ts";
@@ -75,6 +75,13 @@ const TICKER = `for i in 1 2 3 4 5 6; do echo "tick $i"; sleep 1; done
 echo "oops" >&2
 echo "result=42" >> "$KRUNTIME_OUTPUTS"`;
 
+const CLUSTER_ROLES = { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles" };
+const CLUSTER_ROLE_BINDINGS = {
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  plural: "clusterrolebindings",
+};
+
 const PIPELINE = {
   apiVersion: "kruntimes.io/v1alpha1",
   kind: "WorkflowRun",
@@ -129,6 +136,48 @@ describe("dashboard", () => {
     expect(
       Number(/kruntimes_dashboard_refused_writes_total (\d+)/.exec(metrics)?.[1]),
     ).toBeGreaterThanOrEqual(39);
+  });
+
+  test("the namespace picker offers only namespaces where the caller may list Runs", async () => {
+    // A second account that may list namespaces (cluster-wide) and read Runs in one namespace only.
+    const ns = env.namespace;
+    const name = `${ns}-ns-lister`;
+    await client.create(path(R.serviceAccounts, ns), { metadata: { name: "lister" } });
+    await client.create(path(CLUSTER_ROLES), {
+      metadata: { name },
+      rules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["list"] }],
+    });
+    await client.create(path(CLUSTER_ROLE_BINDINGS), {
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+      subjects: [{ kind: "ServiceAccount", name: "lister", namespace: ns }],
+    });
+    await client.create(path(R.roleBindings, ns), {
+      metadata: { name: "lister" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "viewer" },
+      subjects: [{ kind: "ServiceAccount", name: "lister", namespace: ns }],
+    });
+    try {
+      const tr = await client.create<{ status: { token: string } }>(
+        `${path(R.serviceAccounts, ns, "lister")}/token`,
+        { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } },
+      );
+      const list = await eventually("RBAC in effect", async () => {
+        const res = await fetch(`${env.url}/api/namespaces`, {
+          headers: { authorization: `Bearer ${tr.status.token}` },
+        });
+        const body = (await res.json()) as { items: string[]; listForbidden: boolean };
+        return body.items.length ? body : undefined;
+      });
+      expect(list).toEqual({ items: [ns], listForbidden: false });
+      const viewer = await fetch(`${env.url}/api/namespaces`, {
+        headers: { authorization: `Bearer ${env.token}` },
+      });
+      expect(await viewer.json()).toEqual({ items: [], listForbidden: true });
+    } finally {
+      await client.delete(path(CLUSTER_ROLE_BINDINGS, undefined, name)).catch(() => {});
+      await client.delete(path(CLUSTER_ROLES, undefined, name)).catch(() => {});
+    }
   });
 
   test("sign in with the token; namespaces cannot be listed, so one is typed in", async () => {
