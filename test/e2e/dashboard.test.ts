@@ -10,12 +10,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { RunResource, WorkflowRunResource } from "@kruntimes/api";
+import { RunResource, RuntimeResource, WorkflowRunResource } from "@kruntimes/api";
 import { path, R } from "@kruntimes/kube";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { eventually, testCluster } from "../support/cluster.ts";
+import { imageRuntime } from "../support/runtimes.ts";
 import { HELM_MISSING, helmPath, ROOT } from "./chart-support.ts";
-import { type DashboardEnv, dashboardEnvironment, SCREENSHOTS } from "./dashboard-support.ts";
+import { type DashboardEnv, dashboardEnvironment, SCREENSHOTS, VIEWER_RULES } from "./dashboard-support.ts";
 import { CHROMIUM, CHROMIUM_MISSING, launchChromium } from "./docs-site-support.ts";
 
 const cluster = testCluster();
@@ -339,6 +340,69 @@ describe("dashboard", () => {
     await page.waitForURL(/\/runs\/[^/]+$/);
     await page.getByTestId("stdout-tail").getByText("packed").waitFor();
   }, 90_000);
+
+  test("a session Run's page shows its state and the audit record of an operation", async () => {
+    // A pool of its own: a session holds its pod exclusively.
+    const ns = env.namespace;
+    await client.create(
+      path(RuntimeResource, ns),
+      imageRuntime("sess", "ghcr.io/kruntimes/bash", { replicas: 1 }),
+    );
+    await client.create(path(R.serviceAccounts, ns), { metadata: { name: "operator" } });
+    await client.create(path(R.roles, ns), {
+      metadata: { name: "operator" },
+      rules: [
+        ...VIEWER_RULES,
+        { apiGroups: ["kruntimes.io"], resources: ["runs/session"], verbs: ["create"] },
+      ],
+    });
+    await client.create(path(R.roleBindings, ns), {
+      metadata: { name: "operator" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "operator" },
+      subjects: [{ kind: "ServiceAccount", name: "operator", namespace: ns }],
+    });
+    const tr = await client.create<{ status: { token: string } }>(
+      `${path(R.serviceAccounts, ns, "operator")}/token`,
+      { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } },
+    );
+    await client.create(path(RunResource, ns), {
+      apiVersion: "kruntimes.io/v1alpha1",
+      kind: "Run",
+      metadata: { name: "box" },
+      spec: { runtime: "sess", mode: { session: {} } },
+    });
+    await page.goto(`${env.url}/ns/${ns}/sessions`);
+    await page.locator('[data-run="box"] [data-phase="Ready"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-run="box"] a').click();
+    await page.getByRole("heading", { name: "Recent audit records" }).waitFor();
+    const exec = Bun.spawn(
+      [
+        "bun",
+        join(ROOT, "krt/main.ts"),
+        "exec",
+        "box",
+        "-n",
+        ns,
+        "--kubeconfig",
+        cluster.kubeconfig,
+        "--gateway-namespace",
+        ns,
+        "--token",
+        tr.status.token,
+        "--",
+        "echo",
+        "from-session",
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    expect(await exec.exited).toBe(0);
+    expect(await new Response(exec.stdout).text()).toBe("from-session\n");
+    // Live: the audit record arrives on the open page.
+    await page
+      .locator(".audit li", { hasText: `exec by system:serviceaccount:${ns}:operator` })
+      .waitFor({ timeout: 20_000 });
+    await screenshots("session-detail");
+  }, 120_000);
 
   test("krt dashboard: local mode on loopback with the kubeconfig's credentials", async () => {
     const krt = (...args: string[]) =>
