@@ -99,16 +99,23 @@ suite("examples/workflow-pipeline and docs/concepts/workflows.md (chart, webhook
   beforeAll(async () => {
     if (!helmPath()) throw new Error(HELM_MISSING);
     kubectlBin = binaryPath("kubectl", ROOT, process.env);
+    // The chart install, the krt build and the S3 server in parallel: they are most of the time.
     const [server, namespace, bin] = await Promise.all([
-      startS3Server({ buckets: ["krt"] }),
-      testNamespace(c.client, "krt-e2e-wfex"),
+      startS3Server({ buckets: ["krt"] }).then((x) => {
+        s3 = x;
+        return x;
+      }),
+      testNamespace(c.client, "krt-e2e-wfex").then(async (n) => {
+        ns = n.name;
+        await installNamespaced(c.kubeconfig, c.client, RELEASE, n.name);
+        return n;
+      }),
       buildKrt(),
     ]);
     s3 = server;
     ns = namespace.name;
     krt = bin;
     dir = mkdtempSync(join(tmpdir(), "krt-e2e-wfex-"));
-    await installNamespaced(c.kubeconfig, c.client, RELEASE, ns);
     // The webhook Service → the controller pod (see the file comment).
     const pods = await c.client.list<{ status?: { podIP?: string } }>(path(R.pods, ns), {
       labelSelector: "app.kubernetes.io/component=controller",
