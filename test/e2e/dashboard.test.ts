@@ -13,6 +13,8 @@ import { join } from "node:path";
 import { RunResource, RuntimeResource, WorkflowRunResource } from "@kruntimes/api";
 import { path, R } from "@kruntimes/kube";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { startS3Server } from "../localcluster/s3-server.ts";
+import { maintainerEndpoint, releaseRuns } from "../support/artifacts.ts";
 import { eventually, testCluster } from "../support/cluster.ts";
 import { imageRuntime } from "../support/runtimes.ts";
 import { HELM_MISSING, helmPath, ROOT } from "./chart-support.ts";
@@ -403,6 +405,57 @@ describe("dashboard", () => {
       .waitFor({ timeout: 20_000 });
     await screenshots("session-detail");
   }, 120_000);
+
+  test("an artifact downloads through the store's maintainer with the signed-in token", async () => {
+    const ns = env.namespace;
+    const s3 = await startS3Server({ buckets: ["krt"] });
+    try {
+      await client.create(path(R.secrets, ns), {
+        metadata: { name: "s3-creds" },
+        stringData: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey },
+      });
+      const store = {
+        s3: {
+          bucket: "krt",
+          prefix: "dash",
+          endpoint: s3.endpoint,
+          pathStyle: true,
+          region: s3.region,
+          credentialsSecretRef: { name: "s3-creds" },
+        },
+      };
+      await client.create(
+        path(RuntimeResource, ns),
+        imageRuntime("art", "ghcr.io/kruntimes/bash", { replicas: 1, artifactStore: store }),
+      );
+      await client.create(path(RunResource, ns), {
+        apiVersion: "kruntimes.io/v1alpha1",
+        kind: "Run",
+        metadata: { name: "stored" },
+        spec: {
+          runtime: "art",
+          mode: { task: {} },
+          source: { inline: 'printf "hello artifacts\\n" > "$KRUNTIME_ARTIFACTS_DIR/report.txt"' },
+        },
+      });
+      await page.goto(`${env.url}/ns/${ns}/runs/stored`);
+      const button = page.getByRole("button", { name: "⤓ report.txt" });
+      await button.waitFor({ timeout: 90_000 });
+      // The controller starts the store's maintainer with the first stored artifact.
+      const run = await client.get<{ metadata: { labels?: Record<string, string> } }>(
+        path(RunResource, ns, "stored"),
+      );
+      await maintainerEndpoint(client, ns, run.metadata.labels?.["kruntimes.io/artifact-store"] as string);
+      const [download] = await Promise.all([page.waitForEvent("download"), button.click()]);
+      expect(download.suggestedFilename()).toBe("report.txt");
+      const file = await download.path();
+      expect(await Bun.file(file).text()).toBe("hello artifacts\n");
+    } finally {
+      // Runs hold the artifacts finalizer until the maintainer deletes their objects.
+      await releaseRuns(client, ns);
+      await s3.close();
+    }
+  }, 150_000);
 
   test("krt dashboard: local mode on loopback with the kubeconfig's credentials", async () => {
     const krt = (...args: string[]) =>
