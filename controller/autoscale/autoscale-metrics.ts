@@ -11,6 +11,7 @@ export class AutoscaleMetrics {
   readonly decisions: Counter<"reason">;
   readonly writes: Counter<"what" | "result">;
   readonly reactSeconds: Histogram<string>;
+  readonly scaleWriteSeconds: Histogram<string>;
 
   constructor(registry: Registry) {
     this.desired = new Gauge({
@@ -45,8 +46,14 @@ export class AutoscaleMetrics {
     });
     this.reactSeconds = new Histogram({
       name: "kruntimes_autoscaler_scale_up_reaction_seconds",
-      help: "From the first Pending Run the pool had no room for to the scale-up write accepted.",
-      buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5],
+      help: "From the event that showed a backlog (a Run, pod or capacity change) to the scale-up write sent.",
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5],
+      registers: [registry],
+    });
+    this.scaleWriteSeconds = new Histogram({
+      name: "kruntimes_autoscaler_scale_write_seconds",
+      help: "How long the apiserver took to accept a scale-up write.",
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5],
       registers: [registry],
     });
   }

@@ -17,7 +17,20 @@ import { AutoscaleMetrics } from "./autoscale-metrics.ts";
 import { AutoscalerReconciler } from "./autoscaler-reconciler.ts";
 import type { PoolWrites } from "./pool-writes.ts";
 
-function setup(pods: { name: string; runs: number }[], autoscaling: Runtime["spec"]["autoscaling"]) {
+const OWNED = [
+  {
+    manager: "kruntimes-controller-autoscaler",
+    operation: "Apply",
+    subresource: "scale",
+    fieldsV1: { "f:spec": { "f:replicas": {} } },
+  },
+];
+
+function setup(
+  pods: { name: string; runs: number }[],
+  autoscaling: Runtime["spec"]["autoscaling"],
+  owned = true,
+) {
   const clock = new ManualClock();
   const timers = new ManualTimers(clock);
   const noop = () => {};
@@ -45,9 +58,17 @@ function setup(pods: { name: string; runs: number }[], autoscaling: Runtime["spe
         priority: 0,
       });
   }
-  const dep: Deployment = { metadata: { name: "rt", namespace: "ns" }, spec: { replicas: pods.length } };
+  const dep: Deployment = {
+    metadata: {
+      name: "rt",
+      namespace: "ns",
+      ...(owned ? { managedFields: OWNED } : {}),
+    } as Deployment["metadata"],
+    spec: { replicas: pods.length },
+  };
   const writes: string[] = [];
   const fake = {
+    fieldManager: "kruntimes-controller-autoscaler",
     scale: async (_ns: string, _d: string, n: number) => {
       writes.push(`scale ${n}`);
       dep.spec = { replicas: n };
@@ -160,6 +181,12 @@ describe("AutoscalerReconciler", () => {
     // 2 in use + 4 pending at 2 per pod: 3 pods — b comes back, then one more.
     expect(t.writes).toEqual(["mark b", "unmark b", "scale 3"]);
     expect(t.events).toEqual(["ScaleDownStarted", "DrainCancelled", "ScaleUp"]);
+  });
+
+  test("the first look takes ownership of the replica count at its current value", async () => {
+    const t = setup([{ name: "a", runs: 1 }], policy, false);
+    await t.r.reconcile("ns/rt");
+    expect(t.writes).toEqual(["scale 1"]);
   });
 
   test("a pod with a bound workspace is never drained", async () => {

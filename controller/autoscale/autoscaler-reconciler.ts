@@ -38,7 +38,7 @@ import {
 } from "./decide.ts";
 import { drainCandidates } from "./drain-candidates.ts";
 import { poolLoad } from "./pool-load.ts";
-import type { PoolWrites } from "./pool-writes.ts";
+import { type PoolWrites, replicasOwnedBy } from "./pool-writes.ts";
 
 export interface AutoscalerDeps {
   runtimes: { get(key: string): Runtime | undefined };
@@ -135,6 +135,10 @@ export class AutoscalerReconciler implements Reconciler {
 
     await this.deleteReleased(ns, s);
     this.adoptAnnotated(pods, s);
+    // Own the replica count before anything else, at its current value: from then on the Runtime's
+    // apply of the Deployment leaves the field to us (runtime/replicas-owner.ts).
+    if (!s.written && !replicasOwnedBy(dep, this.d.writes.fieldManager))
+      s.written = { replicas: await this.scale(ns, name, current), untilMs: now + 10_000 };
     for (const [uid, until] of s.resting) if (until <= now) s.resting.delete(uid);
 
     // Timed-out drains come back; pods gone meanwhile are forgotten.
@@ -179,7 +183,9 @@ export class AutoscalerReconciler implements Reconciler {
       const writeStart = this.d.clock.now();
       s.written = { replicas: await this.scale(ns, name, decision.desired), untilMs: now + 10_000 };
       const done = this.d.clock.now();
-      if (triggeredAt !== undefined) this.d.metrics.reactSeconds.observe((done - triggeredAt) / 1000);
+      // The scale-up started when its write was sent; the write's own time is the apiserver's.
+      if (triggeredAt !== undefined) this.d.metrics.reactSeconds.observe((writeStart - triggeredAt) / 1000);
+      this.d.metrics.scaleWriteSeconds.observe((done - writeStart) / 1000);
       this.d.log.debug(
         {
           runtime: key,

@@ -1,7 +1,7 @@
 /**
- * The autoscaler's API writes. Replicas go through the Deployment's scale subresource under the
- * autoscaler's own field manager, so it owns `spec.replicas` and the Runtime reconciler's
- * server-side apply of the template leaves the field alone (see `replicasOwnedBy`).
+ * The autoscaler's API writes. Replicas are server-side applied to the Deployment's scale
+ * subresource under the autoscaler's own field manager, so it owns `spec.replicas` and the Runtime
+ * reconciler's apply of the template leaves the field alone (see `replicasOwnedBy`).
  *
  * A drained pod is removed exactly: first taken out of its ReplicaSet by removing the selector
  * label `app.kubernetes.io/managed-by` (the ReplicaSet releases a pod its selector no longer
@@ -20,16 +20,25 @@ const seg = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 export class PoolWrites {
   constructor(
     private readonly client: KubeClient,
-    private readonly fieldManager: string,
+    readonly fieldManager: string,
   ) {}
 
-  /** Sets the Deployment's replicas through its scale subresource; returns what was stored. */
+  /**
+   * Sets the Deployment's replicas through its scale subresource, server-side applied: the
+   * autoscaler's manager owns `spec.replicas` afterwards even when the value did not change.
+   * Returns what was stored.
+   */
   async scale(ns: string, deployment: string, replicas: number): Promise<number> {
-    const out = await this.client.patch<{ spec?: { replicas?: number } }>(
+    const out = await this.client.apply<{ spec?: { replicas?: number } }>(
       path(R.deployments, ns, deployment, "scale"),
-      { spec: { replicas } },
-      "merge",
-      { fieldManager: this.fieldManager },
+      {
+        apiVersion: "autoscaling/v1",
+        kind: "Scale",
+        metadata: { name: deployment, namespace: ns },
+        spec: { replicas },
+      },
+      this.fieldManager,
+      true,
     );
     return out.spec?.replicas ?? replicas;
   }

@@ -1,10 +1,11 @@
 /**
  * Who owns the Deployment's `spec.replicas` when the Runtime has `spec.autoscaling`: the
- * autoscaler, which writes it through the scale subresource under its own field manager. Once it
- * owns the field the Runtime's apply leaves it out — with server-side apply a field the applier
- * drops stays as long as another manager owns it, so the template apply never resets the count.
- * Until then (a new Deployment, autoscaling just turned on, the autoscaler not having changed the
- * count yet) the apply keeps the count there is, or starts a new Deployment at minReplicas.
+ * autoscaler, which server-side applies it through the scale subresource under its own field
+ * manager (first at the count there is, to take ownership). Once it owns the field the Runtime's
+ * apply leaves it out — with server-side apply a field the applier drops stays as long as another
+ * manager owns it, so the template apply never resets the count. Until then (a new Deployment,
+ * autoscaling just turned on) the apply keeps the count there is, or starts a new Deployment at
+ * minReplicas.
  */
 import type { Runtime } from "@kruntimes/api";
 import { replicasOwnedBy } from "../autoscale/pool-writes.ts";
