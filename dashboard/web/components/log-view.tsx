@@ -4,7 +4,8 @@
  * attempt headers) are set apart. Stays scrolled to the bottom unless the reader scrolled up.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { openStream, type RequestFailed } from "../lib/api.ts";
+import type { ApiError } from "../../shared/types.ts";
+import { openStream, RequestFailed } from "../lib/api.ts";
 import { ErrorBox } from "./error-box.tsx";
 
 export interface LogLine {
@@ -46,15 +47,7 @@ export function useRunLogs(url: string): { lines: LogLine[]; error?: RequestFail
           setState((s) => ({ ...s, lines, ended: d.phase }));
           return;
         } else if (event === "error") {
-          setState((s) => ({
-            ...s,
-            lines,
-            error: {
-              status: (data as { status: number }).status,
-              message: (data as { message: string }).message,
-              error: data,
-            } as RequestFailed,
-          }));
+          setState((s) => ({ ...s, lines, error: new RequestFailed(data as ApiError) }));
           return;
         }
         if (lines.length > MAX_LINES) lines = lines.slice(-MAX_LINES);

@@ -7,7 +7,8 @@
  */
 import { type Signal, signal } from "@preact/signals";
 import { useEffect, useMemo } from "preact/hooks";
-import { openStream, type RequestFailed } from "./api.ts";
+import type { ApiError } from "../../shared/types.ts";
+import { openStream, RequestFailed } from "./api.ts";
 
 export interface LiveList<T> {
   /** The items, replaced (a new array) whenever something changed. */
@@ -65,11 +66,7 @@ export function useLiveList<T>(url: string | null): LiveList<T> {
             applyChange(map, data as Change<T>);
             schedule();
           } else if (event === "error") {
-            state.error.value = {
-              status: (data as { status: number }).status,
-              error: data,
-              message: (data as { message: string }).message,
-            } as RequestFailed;
+            state.error.value = new RequestFailed(data as ApiError);
           }
         },
         onError(e) {
