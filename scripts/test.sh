@@ -37,7 +37,8 @@ step "integration and e2e tests"
 if [[ -z "${KUBECONFIG:-}" ]]; then
   export KRT_CLUSTER_DIR="${KRT_CLUSTER_DIR:-$(mktemp -d /tmp/krt-test-cluster.XXXXXX)}"
   trap 'bun test/localcluster/main.ts down || true' EXIT
-  bun test/localcluster/main.ts up
+  # Two nodes, so placement, a node's lost pods and scaling cross nodes (docs/local-cluster.md).
+  bun test/localcluster/main.ts up --nodes "${KRT_NODES:-2}"
   KUBECONFIG="$(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.env.KRT_CLUSTER_DIR + "/cluster.json","utf8")).kubeconfig)')"
   export KUBECONFIG
 fi

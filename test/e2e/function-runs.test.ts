@@ -9,8 +9,6 @@
  * and callers that may not call.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { FUNCTION_FINALIZER, isTerminalPhase, type Run, RunResource, type RunSpec } from "@kruntimes/api";
 import type { InvokeResponse } from "@kruntimes/api/gen/kruntimes/dataplane/v1/dataplane_pb.ts";
 import { type KubeClient, path, R } from "@kruntimes/kube";
@@ -34,7 +32,8 @@ import {
   RouteFailure_Reason,
   RouteFailureSchema,
 } from "../../runtimed/dataplane/dataplane-client.ts";
-import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import type { ClusterInfo } from "../localcluster/supervisor.ts";
+import { eventually, killLocalContainer, testCluster, testNamespace } from "../support/cluster.ts";
 import { callerToken, dataplaneAddress } from "../support/dataplane.ts";
 import { runUntil } from "../support/runs.ts";
 import { imageRuntime } from "../support/runtimes.ts";
@@ -159,15 +158,9 @@ suite("function Runs (real runtimed + Runtime Server, dataplane port)", () => {
       (e) => Code[ConnectError.from(e).code] as string,
     );
 
-  /** SIGKILLs a container's process group (node agent registry); the agent restarts it. */
+  /** SIGKILLs a container's process group (on whichever node runs the pod); its agent restarts it. */
   function killContainer(pod: string, container: string): void {
-    const dir = join(cluster?.local?.stateDir as string, "node", "processes");
-    type Rec = { pgid: number; pod: string; container: string };
-    const rec = readdirSync(dir)
-      .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Rec)
-      .find((x) => x.pod === `${ns.name}/${pod}` && x.container === container);
-    if (!rec) throw new Error(`no ${container} process recorded for ${pod}`);
-    process.kill(-rec.pgid, "SIGKILL");
+    killLocalContainer(cluster?.local as ClusterInfo, ns.name, pod, container);
   }
 
   beforeAll(async () => {

@@ -10,7 +10,7 @@
  * routed with the `status.endpoint.address` runtimed writes in its Ready status.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Run, RunResource } from "@kruntimes/api";
@@ -28,7 +28,8 @@ import {
 } from "../../gateway/testing/connect-clients.ts";
 import { type GatewayProc, startGatewayProcess } from "../../gateway/testing/gateway-process.ts";
 import { makeTestPki, type TestPki } from "../../gateway/testing/tls.ts";
-import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import type { ClusterInfo } from "../localcluster/supervisor.ts";
+import { eventually, killLocalContainer, testCluster, testNamespace } from "../support/cluster.ts";
 import {
   createGatewayRbac,
   deleteGatewayRbac,
@@ -376,15 +377,9 @@ suite("gateway (real apiserver, RBAC, runtimed, Runtime Server)", () => {
     expect(answers.filter((a) => a.status !== 429).every((a) => a.status === 200)).toBe(true);
   });
 
-  /** SIGKILLs a container's process group (the node agent's registry); the agent restarts it. */
+  /** SIGKILLs a container's process group (on whichever node runs the pod); its agent restarts it. */
   function killContainer(pod: string, container: string): void {
-    const procs = join(cluster?.local?.stateDir as string, "node", "processes");
-    type Rec = { pgid: number; pod: string; container: string };
-    const rec = readdirSync(procs)
-      .map((f) => JSON.parse(readFileSync(join(procs, f), "utf8")) as Rec)
-      .find((x) => x.pod === `${ns.name}/${pod}` && x.container === container);
-    if (!rec) throw new Error(`no ${container} process recorded for ${pod}`);
-    process.kill(-rec.pgid, "SIGKILL");
+    killLocalContainer(cluster?.local as ClusterInfo, ns.name, pod, container);
   }
 
   test("503 + Retry-After while the serving pod's runtimed is down (re-resolved: same pod), then 200 again", async () => {

@@ -5,8 +5,6 @@
  * of an allowed subject and the fence in headers. Every wait is for a state, never for a speed.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { isTerminalPhase, type Run, RunResource, type RunSpec } from "@kruntimes/api";
 import type { ExecResponse } from "@kruntimes/api/gen/kruntimes/gateway/v1/session_pb.ts";
 import { ExitReason } from "@kruntimes/api/gen/kruntimes/runtime/v1/session_pb.ts";
@@ -23,7 +21,8 @@ import {
   sessionClient,
 } from "../../runtimed/sessions/session-client.ts";
 import { type S3Server, startS3Server } from "../localcluster/s3-server.ts";
-import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import type { ClusterInfo } from "../localcluster/supervisor.ts";
+import { eventually, killLocalContainer, testCluster, testNamespace } from "../support/cluster.ts";
 import { callerToken, podDataplaneAddress } from "../support/dataplane.ts";
 import { imageRuntime } from "../support/runtimes.ts";
 
@@ -149,15 +148,9 @@ suite("session Runs (real runtimed + bash Runtime Server, dataplane port)", () =
     return res.text();
   }
 
-  /** SIGKILLs a container's process group (node agent registry); the agent restarts it. */
+  /** SIGKILLs a container's process group (on whichever node runs the pod); its agent restarts it. */
   function killContainer(pod: string, container: string): void {
-    const dir = join(cluster?.local?.stateDir as string, "node", "processes");
-    type Rec = { pgid: number; pod: string; container: string };
-    const rec = readdirSync(dir)
-      .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Rec)
-      .find((x) => x.pod === `${ns.name}/${pod}` && x.container === container);
-    if (!rec) throw new Error(`no ${container} process recorded for ${pod}`);
-    process.kill(-rec.pgid, "SIGKILL");
+    killLocalContainer(cluster?.local as ClusterInfo, ns.name, pod, container);
   }
 
   beforeAll(async () => {

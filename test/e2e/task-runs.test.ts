@@ -21,7 +21,8 @@ import {
   installCrds,
   readyPods,
 } from "../../controller/testing/cluster/objects.ts";
-import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
+import type { ClusterInfo } from "../localcluster/supervisor.ts";
+import { eventually, killLocalContainer, testCluster, testNamespace } from "../support/cluster.ts";
 import { runUntil } from "../support/runs.ts";
 
 const cluster = testCluster();
@@ -469,15 +470,9 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       );
     }, 200_000);
 
-    /** SIGKILLs a container's process group (node agent registry); the agent restarts it. */
+    /** SIGKILLs a container's process group (on whichever node runs the pod); its agent restarts it. */
     function killContainer(pod: string, container: string): void {
-      const dir = join(cluster?.local?.stateDir as string, "node", "processes");
-      type Rec = { pgid: number; pod: string; container: string };
-      const rec = readdirSync(dir)
-        .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Rec)
-        .find((x) => x.pod === `${ns.name}/${pod}` && x.container === container);
-      if (!rec) throw new Error(`no ${container} process recorded for ${pod}`);
-      process.kill(-rec.pgid, "SIGKILL");
+      killLocalContainer(cluster?.local as ClusterInfo, ns.name, pod, container);
     }
 
     test("killing runtimed mid-run: the restarted runtimed re-attaches and records the same attempt", async () => {

@@ -41,6 +41,8 @@ function sleeper(name: string, marker: string) {
   return {
     metadata: { name },
     spec: {
+      // Node 1's agent is the one this suite stops and kills (a cluster may have several nodes).
+      nodeName: cluster?.local?.nodeName,
       terminationGracePeriodSeconds: 2,
       containers: [
         {

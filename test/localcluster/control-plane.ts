@@ -20,6 +20,8 @@ export interface ClusterLayout {
   kcmPort: number;
   schedulerPort: number;
   kubeletPort: number;
+  /** Kubelet ports of nodes 2 and 3 (node 1 uses kubeletPort); added when a cluster grows. */
+  extraKubeletPorts?: number[];
   nodeName: string;
 }
 
@@ -31,9 +33,20 @@ export async function planLayout(
   stateDir: string,
   repoRoot: string,
   nodeName: string,
+  nodeCount = 1,
 ): Promise<ClusterLayout> {
   const file = join(stateDir, "layout.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as ClusterLayout;
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, "utf8")) as ClusterLayout;
+    const extra = kept.extraKubeletPorts ?? [];
+    if (extra.length >= nodeCount - 1) return kept;
+    while (extra.length < nodeCount - 1) extra.push(await freePort());
+    const grown = { ...kept, extraKubeletPorts: extra };
+    writeFileSync(file, JSON.stringify(grown, null, 2));
+    return grown;
+  }
+  const extraKubeletPorts: number[] = [];
+  for (let i = 1; i < nodeCount; i++) extraKubeletPorts.push(await freePort());
   const layout: ClusterLayout = {
     stateDir,
     repoRoot,
@@ -43,6 +56,7 @@ export async function planLayout(
     kcmPort: await freePort(),
     schedulerPort: await freePort(),
     kubeletPort: await freePort(),
+    extraKubeletPorts,
     nodeName,
   };
   mkdirSync(stateDir, { recursive: true });
@@ -59,6 +73,8 @@ export class ControlPlane {
   constructor(
     readonly layout: ClusterLayout,
     private readonly env: Record<string, string | undefined>,
+    /** Every node's name; node 1 is layout.nodeName. */
+    readonly nodeNames: string[] = [layout.nodeName],
   ) {
     this.pki = new LocalPki(join(layout.stateDir, "pki"));
     this.pki.ensureCa();
@@ -77,6 +93,16 @@ export class ControlPlane {
   }
   kubeconfig(who: "admin" | "kcm" | "scheduler" | "node" | "nobody"): string {
     return join(this.layout.stateDir, `${who}.kubeconfig`);
+  }
+  /** Node 1's is `node.kubeconfig` (as with one node); node i's `node-<i>.kubeconfig`. */
+  nodeKubeconfig(index: number): string {
+    return index === 1 ? this.kubeconfig("node") : join(this.layout.stateDir, `node-${index}.kubeconfig`);
+  }
+  /** The kubelet port of node `index` (1-based). */
+  kubeletPort(index: number): number {
+    const port = index === 1 ? this.layout.kubeletPort : this.layout.extraKubeletPorts?.[index - 2];
+    if (!port) throw new Error(`no kubelet port planned for node ${index}`);
+    return port;
   }
 
   private writeIdentities(): void {
@@ -114,19 +140,7 @@ export class ControlPlane {
       }),
       kcm: p.ensureCert({ name: "kcm", cn: "system:kube-controller-manager", usage: "client" }),
       scheduler: p.ensureCert({ name: "scheduler", cn: "system:kube-scheduler", usage: "client" }),
-      node: p.ensureCert({
-        name: `node-${this.layout.nodeName}`,
-        cn: `system:node:${this.layout.nodeName}`,
-        orgs: ["system:nodes"],
-        usage: "client",
-      }),
     };
-    p.ensureCert({
-      name: `kubelet-${this.layout.nodeName}`,
-      cn: `system:node:${this.layout.nodeName}`,
-      usage: "server",
-      sans: ["IP:127.0.0.1", "DNS:localhost", `DNS:${this.layout.nodeName}`],
-    });
     const ca = p.file("ca.crt");
     for (const [who, c] of Object.entries(users)) {
       writeKubeconfig(this.kubeconfig(who as "admin"), this.server, ca, who, {
@@ -134,6 +148,25 @@ export class ControlPlane {
         keyFile: c.key,
       });
     }
+    // Each node its own client identity (the Node authorizer scopes it to that node) and serving cert.
+    this.nodeNames.forEach((name, i) => {
+      const client = p.ensureCert({
+        name: `node-${name}`,
+        cn: `system:node:${name}`,
+        orgs: ["system:nodes"],
+        usage: "client",
+      });
+      p.ensureCert({
+        name: `kubelet-${name}`,
+        cn: `system:node:${name}`,
+        usage: "server",
+        sans: ["IP:127.0.0.1", "DNS:localhost", `DNS:${name}`],
+      });
+      writeKubeconfig(this.nodeKubeconfig(i + 1), this.server, ca, "node", {
+        certFile: client.cert,
+        keyFile: client.key,
+      });
+    });
     writeKubeconfig(this.kubeconfig("nobody"), this.server, ca, "krt-test-nobody", {
       token: this.tokens.nobody,
     });
@@ -185,6 +218,9 @@ export class ControlPlane {
           `--service-cluster-ip-range=${SERVICE_CIDR}`,
           "--authorization-mode=Node,RBAC",
           "--enable-admission-plugins=NodeRestriction",
+          // No kube-proxy here, so a Service's ClusterIP leads nowhere: the apiserver calls admission
+          // webhooks (the chart's) at the Service's endpoint IPs instead, as GKE configures it.
+          "--enable-aggregator-routing=true",
           "--allow-privileged=true",
           `--kubelet-client-certificate=${p("apiserver-kubelet-client.crt")}`,
           `--kubelet-client-key=${p("apiserver-kubelet-client.key")}`,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 /**
  * The local cluster (test infrastructure): a real control plane plus the local node agent.
- *   bun test/localcluster/main.ts up      build binaries if needed, start in the background, print usage
+ *   bun test/localcluster/main.ts up [--nodes N]   build binaries if needed, start in the background
+ *                                          with N node agents (1–3; default $KRT_NODES or 1), print usage
  *   bun test/localcluster/main.ts down    stop everything (no process is left behind)
  *   bun test/localcluster/main.ts status  print cluster.json and component state
  *   bun test/localcluster/main.ts run     the supervisor itself, in the foreground
@@ -9,6 +10,7 @@
  */
 import { existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { nodesFlag, parseNodeCount } from "./nodes.ts";
 import type { ClusterInfo } from "./supervisor.ts";
 
 const repoRoot = resolve(import.meta.dir, "../..");
@@ -38,8 +40,9 @@ function alive(pid: number): boolean {
 }
 
 function printUsage(info: ClusterInfo): void {
+  const names = (info.nodes ?? [{ name: info.nodeName }]).map((n) => n.name).join(", ");
   console.log(`
-kruntimes local cluster is up (${info.nodeName}, API ${info.server}, started in ${info.startSeconds}s)
+kruntimes local cluster is up (${names}, API ${info.server}, started in ${info.startSeconds}s)
 
   export KUBECONFIG=${info.kubeconfig}
   kubectl get nodes
@@ -48,8 +51,14 @@ Logs: ${join(info.stateDir, "logs")}   Stop: bun run cluster:down`);
 }
 
 async function up(): Promise<void> {
+  const nodeCount = parseNodeCount(nodesFlag(process.argv) ?? env.KRT_NODES);
   const existing = readInfo();
-  if (existing) return printUsage(existing);
+  if (existing) {
+    const have = existing.nodes?.length ?? 1;
+    if (have !== nodeCount)
+      console.error(`note: the running cluster has ${have} node(s); bring it down first to change that`);
+    return printUsage(existing);
+  }
   const build = Bun.spawnSync(["bash", join(repoRoot, "test/localcluster/build/build-binaries.sh")], {
     stdout: "inherit",
     stderr: "inherit",
@@ -59,7 +68,7 @@ async function up(): Promise<void> {
   const log = openSync(join(stateDir, "logs", "supervisor.log"), "a");
   const child = Bun.spawn(["setsid", process.execPath, import.meta.path, "run"], {
     cwd: repoRoot,
-    env: { ...env, KRT_CLUSTER_DIR: stateDir },
+    env: { ...env, KRT_CLUSTER_DIR: stateDir, KRT_NODES: String(nodeCount) },
     stdin: "ignore",
     stdout: log,
     stderr: log,
@@ -120,12 +129,13 @@ try {
       stateDir,
       repoRoot,
       nodeName,
+      nodeCount: parseNodeCount(env.KRT_NODES),
       fresh: env.KRT_CLUSTER_KEEP_DATA !== "1",
       withNodeAgent: env.KRT_NODE_AGENT !== "0",
       env,
     });
   } else {
-    console.error("usage: bun test/localcluster/main.ts up|down|status|run");
+    console.error("usage: bun test/localcluster/main.ts up [--nodes 1|2|3]|down|status|run");
     process.exit(2);
   }
 } catch (e) {

@@ -7,12 +7,16 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Component, ControlPlane, planLayout } from "./control-plane.ts";
 import { ManagedProcess } from "./managed-process.ts";
+import { type LocalNode, planNodes } from "./nodes.ts";
 import { waitForNodeAndServiceAccount } from "./readiness.ts";
 
 export interface SupervisorOptions {
   stateDir: string;
   repoRoot: string;
+  /** Node 1's name; nodes 2 and 3 add -2/-3. */
   nodeName: string;
+  /** 1..3 node agents (KRT_NODES / --nodes). */
+  nodeCount: number;
   fresh: boolean;
   /** False starts the control plane only (for working on the node agent itself). */
   withNodeAgent: boolean;
@@ -25,66 +29,88 @@ export interface ClusterInfo {
   server: string;
   kubeconfig: string;
   nobodyKubeconfig: string;
+  /** Node 1 (the only node of a one-node cluster). */
   nodeName: string;
+  /** Every node (absent in cluster.json files written before several nodes existed). */
+  nodes?: LocalNode[];
   controlSocket: string;
   tokens: { admin: string; nobody: string };
   readyAt: string;
   startSeconds: number;
 }
 
-type AnyComponent = Component | "node-agent";
+/** A control-plane component or a node agent (`node-agent`, `node-agent-2`, …). */
+type AnyComponent = Component | string;
 
 export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
   const started = performance.now();
-  const layout = await planLayout(opts.stateDir, opts.repoRoot, opts.nodeName);
-  const cp = new ControlPlane(layout, opts.env);
+  const nodes = planNodes({
+    baseName: opts.nodeName,
+    count: opts.nodeCount,
+    podIpRange: opts.env.KRT_POD_IP_RANGE ?? "127.1.0.0/16",
+    clusterDir: opts.stateDir,
+  });
+  const layout = await planLayout(opts.stateDir, opts.repoRoot, opts.nodeName, opts.nodeCount);
+  const cp = new ControlPlane(
+    layout,
+    opts.env,
+    nodes.map((n) => n.name),
+  );
   const infoFile = join(opts.stateDir, "cluster.json");
   const socket = join(opts.stateDir, "supervisor.sock");
   rmSync(infoFile, { force: true });
   rmSync(socket, { force: true });
 
-  const agentConfigFile = join(opts.stateDir, "node-agent.json");
-  writeFileSync(
-    agentConfigFile,
-    JSON.stringify(
-      {
-        nodeName: opts.nodeName,
-        kubeconfig: cp.kubeconfig("node"),
-        stateDir: join(opts.stateDir, "node"),
-        repoRoot: opts.repoRoot,
-        imageMapFile: join(opts.repoRoot, "test/localcluster/images.yaml"),
-        // A second cluster on the same host (the chaos suite's) takes a disjoint range.
-        podIpRange: opts.env.KRT_POD_IP_RANGE ?? "127.1.0.0/16",
-        kubeletPort: layout.kubeletPort,
-        servingCertFile: cp.pki.file(`kubelet-${opts.nodeName}.crt`),
-        servingKeyFile: cp.pki.file(`kubelet-${opts.nodeName}.key`),
-        clientCaFile: cp.pki.file("ca.crt"),
-        apiserverHost: "127.0.0.1",
-        apiserverPort: layout.apiserverPort,
-        allocatable: { cpu: "16", memory: "32Gi", pods: "250" },
-      },
-      null,
-      2,
-    ),
-  );
-  const agent = new ManagedProcess({
-    name: "node-agent",
-    argv: [
-      process.execPath,
-      join(opts.repoRoot, "test/localcluster/node-agent/main.ts"),
-      "--config",
+  const agents = new Map<string, ManagedProcess>();
+  for (const node of nodes) {
+    const suffix = node.index === 1 ? "" : `-${node.index}`;
+    const agentConfigFile = join(opts.stateDir, `node-agent${suffix}.json`);
+    writeFileSync(
       agentConfigFile,
-    ],
-    cwd: opts.repoRoot,
-    logFile: join(cp.logDir, "node-agent.log"),
-  });
+      JSON.stringify(
+        {
+          nodeName: node.name,
+          kubeconfig: cp.nodeKubeconfig(node.index),
+          stateDir: node.stateDir,
+          repoRoot: opts.repoRoot,
+          imageMapFile: join(opts.repoRoot, "test/localcluster/images.yaml"),
+          // A second cluster on the same host (the chaos suite's) takes a disjoint range;
+          // several nodes split the cluster's range between them (nodes.ts).
+          podIpRange: node.podIpRange,
+          kubeletPort: cp.kubeletPort(node.index),
+          servingCertFile: cp.pki.file(`kubelet-${node.name}.crt`),
+          servingKeyFile: cp.pki.file(`kubelet-${node.name}.key`),
+          clientCaFile: cp.pki.file("ca.crt"),
+          apiserverHost: "127.0.0.1",
+          apiserverPort: layout.apiserverPort,
+          allocatable: { cpu: "16", memory: "32Gi", pods: "250" },
+        },
+        null,
+        2,
+      ),
+    );
+    agents.set(
+      node.component,
+      new ManagedProcess({
+        name: node.component,
+        argv: [
+          process.execPath,
+          join(opts.repoRoot, "test/localcluster/node-agent/main.ts"),
+          "--config",
+          agentConfigFile,
+        ],
+        cwd: opts.repoRoot,
+        logFile: join(cp.logDir, `${node.component}.log`),
+      }),
+    );
+  }
 
   let shuttingDown = false;
   const shutdown = async (code: number) => {
     if (shuttingDown) return;
     shuttingDown = true;
     server?.stop(true);
-    await agent.stop(15_000);
+    await Promise.all([...agents.values()].map((a) => a.stop(15_000)));
     await cp.stop();
     rmSync(infoFile, { force: true });
     rmSync(socket, { force: true });
@@ -97,10 +123,17 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
   try {
     await cp.start({ fresh: opts.fresh });
     if (opts.withNodeAgent) {
-      agent.start();
-      await waitForNodeAndServiceAccount(cp.kubeconfig("admin"), opts.nodeName, Date.now() + 60_000, () => {
-        if (!agent.running) throw new Error(`node agent exited; see ${join(cp.logDir, "node-agent.log")}`);
-      });
+      for (const a of agents.values()) a.start();
+      const deadline = Date.now() + 60_000;
+      for (const node of nodes) {
+        const a = agents.get(node.component) as ManagedProcess;
+        await waitForNodeAndServiceAccount(cp.kubeconfig("admin"), node.name, deadline, () => {
+          if (!a.running)
+            throw new Error(
+              `node agent ${node.name} exited; see ${join(cp.logDir, `${node.component}.log`)}`,
+            );
+        });
+      }
     }
   } catch (e) {
     console.error(`local cluster failed to start: ${e instanceof Error ? e.message : e}`);
@@ -108,15 +141,19 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
     return;
   }
 
-  const procOf = (c: AnyComponent) => (c === "node-agent" ? agent : cp.processes.get(c));
-  const start = (c: AnyComponent) => (c === "node-agent" ? agent.start() : cp.startComponent(c));
+  const procOf = (c: AnyComponent) => agents.get(c) ?? cp.processes.get(c as Component);
+  const start = (c: AnyComponent) => {
+    const a = agents.get(c);
+    if (a) a.start();
+    else cp.startComponent(c as Component);
+  };
   server = Bun.serve({
     unix: socket,
     ...({ idleTimeout: 120 } as object),
     // A restart of the apiserver takes longer than the default 10 s idle timeout.
     async fetch(req) {
       const url = new URL(req.url);
-      const m = /^\/components\/([a-z-]+)\/(stop|start|restart)$/.exec(url.pathname);
+      const m = /^\/components\/([a-z0-9-]+)\/(stop|start|restart)$/.exec(url.pathname);
       if (req.method === "GET" && url.pathname === "/status") {
         const status: Record<string, unknown> = {};
         for (const c of [
@@ -124,8 +161,8 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
           "kube-apiserver",
           "kube-controller-manager",
           "kube-scheduler",
-          "node-agent",
-        ] as const) {
+          ...agents.keys(),
+        ]) {
           const p = procOf(c);
           status[c] = { running: p?.running ?? false, pid: p?.pid };
         }
@@ -157,6 +194,7 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
     kubeconfig: cp.kubeconfig("admin"),
     nobodyKubeconfig: cp.kubeconfig("nobody"),
     nodeName: opts.nodeName,
+    nodes,
     controlSocket: socket,
     tokens: cp.tokens,
     readyAt: new Date().toISOString(),

@@ -2,7 +2,7 @@
  * What an integration test knows about the cluster it runs against: always a KUBECONFIG, and,
  * for the local cluster, the supervisor's control socket (restart components) and test tokens.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
 import type { ClusterInfo } from "../localcluster/supervisor.ts";
@@ -24,6 +24,40 @@ export function testCluster(): TestCluster | undefined {
       ? (JSON.parse(readFileSync(infoFile, "utf8")) as ClusterInfo)
       : undefined;
   return { kubeconfig, client: new KubeClient(loadKubeconfigFile(kubeconfig)), local };
+}
+
+/** Every node agent's state directory (a cluster.json from before several nodes: node 1's only). */
+export function nodeStateDirs(info: ClusterInfo): string[] {
+  return info.nodes?.map((n) => n.stateDir) ?? [join(info.stateDir, "node")];
+}
+
+/**
+ * SIGKILLs one container's process group, found in the process registry of whichever node agent
+ * runs the pod; that agent restarts it per restartPolicy.
+ */
+export function killLocalContainer(
+  info: ClusterInfo,
+  namespace: string,
+  pod: string,
+  container: string,
+): void {
+  type Rec = { pgid: number; pod: string; container: string };
+  for (const dir of nodeStateDirs(info).map((d) => join(d, "processes"))) {
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir)) {
+      let rec: Rec;
+      try {
+        rec = JSON.parse(readFileSync(join(dir, f), "utf8")) as Rec;
+      } catch {
+        continue; // written or removed under us
+      }
+      if (rec.pod === `${namespace}/${pod}` && rec.container === container) {
+        process.kill(-rec.pgid, "SIGKILL");
+        return;
+      }
+    }
+  }
+  throw new Error(`no ${container} process recorded for ${namespace}/${pod} on any node`);
 }
 
 /** Asks the local cluster's supervisor to stop/start/restart a component. */

@@ -19,7 +19,7 @@ export type Component =
   | "kube-scheduler"
   | "node-agent";
 
-/** One container process group as the node agent records it (`<state>/node/processes/`). */
+/** One container process group as a node agent records it (`<node state>/processes/`). */
 export interface ContainerProcess {
   pgid: number;
   pod: string;
@@ -110,16 +110,18 @@ export class OwnCluster {
     );
   }
 
-  /** Every container process group the node agent has recorded. */
+  /** Every container process group the node agents have recorded. */
   containerProcesses(): ContainerProcess[] {
-    const dir = join(this.dir, "node", "processes");
-    if (!existsSync(dir)) return [];
     const out: ContainerProcess[] = [];
-    for (const f of readdirSync(dir)) {
-      try {
-        out.push(JSON.parse(readFileSync(join(dir, f), "utf8")) as ContainerProcess);
-      } catch {
-        // written or removed under us
+    for (const node of this.info.nodes?.map((n) => n.stateDir) ?? [join(this.dir, "node")]) {
+      const dir = join(node, "processes");
+      if (!existsSync(dir)) continue;
+      for (const f of readdirSync(dir)) {
+        try {
+          out.push(JSON.parse(readFileSync(join(dir, f), "utf8")) as ContainerProcess);
+        } catch {
+          // written or removed under us
+        }
       }
     }
     return out;
