@@ -298,5 +298,16 @@ suite("autoscaled pools (controller + real runtimed)", () => {
       60_000,
     );
     expect((await events("zero")).includes("ScaleUpFromZero")).toBe(true);
+    const ready = await eventually(
+      "zero: Ready False/ScaledToZero",
+      async () => {
+        const c = (await getRuntime(client, ns.name, "zero")).status?.conditions?.find(
+          (x) => x.type === "Ready",
+        );
+        return c?.reason === "ScaledToZero" ? c : undefined;
+      },
+      10_000,
+    );
+    expect(ready.status).toBe("False");
   });
 });
