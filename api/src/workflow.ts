@@ -127,7 +127,9 @@ export const ARTIFACT_REF_PATTERN = "^jobs\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?\\.art
 function keysRule(what: string, pattern: string, maxLength: number) {
   return cel(
     `self.all(k, size(k) <= ${maxLength} && k.matches(${celString(pattern)}))`,
-    `${what} names must match ${pattern} and be at most ${maxLength} characters`,
+    what === "job"
+      ? `job names are lowercase letters, digits and '-', starting and ending with a letter or digit, at most ${maxLength} characters`
+      : `${what} names are letters, digits, '_', '.' and '-', not starting with a digit or '-', at most ${maxLength} characters`,
   );
 }
 

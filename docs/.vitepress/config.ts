@@ -28,7 +28,17 @@ export default defineConfig({
   head: [["script", {}, BOOT_SCRIPT]],
   markdown: {
     theme: { light: "github-light", dark: "github-dark" },
-    config: (md) => repoLinks(md),
+    config: (md) => {
+      repoLinks(md);
+      // Inline code is text, never a Vue template: workflow expressions (`${{ inputs.x }}`) would
+      // otherwise be compiled as mustaches and fail the build.
+      const inline = md.renderer.rules.code_inline;
+      md.renderer.rules.code_inline = (tokens, idx, options, env, self) =>
+        (inline ? inline(tokens, idx, options, env, self) : self.renderToken(tokens, idx, options)).replace(
+          /^<code/,
+          "<code v-pre",
+        );
+    },
     anchor: { slugify: githubSlug },
   },
   themeConfig: {
