@@ -137,11 +137,17 @@ syft_sbom() {
 }
 for name in "${binaries[@]}"; do
   bun scripts/release/stage-sbom.ts "$work/meta/$name.json" "$(cat "$work/pkg/$name")" "$work/sbom/$name" "$version" >/dev/null
-  syft_sbom "$name" "$work/sbom/$name"
 done
 # The chart bundles no software: its SBOM lists its files.
 mkdir -p "$work/sbom/$chart" && tar -xzf "$out/$chart" -C "$work/sbom/$chart"
-syft_sbom "$chart" "$work/sbom/$chart"
+# Two syft runs at a time (each is mostly one thread).
+pids=()
+for name in "${binaries[@]}" "$chart"; do
+  syft_sbom "$name" "$work/sbom/$name" &
+  pids+=("$!:$name")
+  if ((${#pids[@]} >= 2)); then wait "${pids[0]%%:*}" || die "syft failed for ${pids[0]#*:}"; pids=("${pids[@]:1}"); fi
+done
+for p in "${pids[@]}"; do wait "${p%%:*}" || die "syft failed for ${p#*:}"; done
 
 step "SHA256SUMS"
 artifacts=("${binaries[@]}" "$chart")

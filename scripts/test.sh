@@ -46,6 +46,9 @@ fi
 # cached by version).
 bash test/localcluster/build/build-binaries.sh helm
 bash test/localcluster/build/build-binaries.sh grpcurl
+# cosign and syft for the release suites (scripts/release.sh; cached by version like the others).
+bash test/localcluster/build/build-binaries.sh cosign
+bash test/localcluster/build/build-binaries.sh syft
 suites=()
 for d in test/integration test/e2e; do if [[ -d $d ]]; then suites+=("./$d"); fi; done
 if ((${#suites[@]})); then

@@ -77,7 +77,9 @@ export function release(version: string, platforms?: string): Promise<Release> {
       });
       const seconds = (performance.now() - start) / 1000;
       if (r.code !== 0) throw new Error(`scripts/release.sh ${version} failed (${r.code}):\n${r.stderr}`);
-      console.log(`release ${id}: ${seconds.toFixed(1)} s`);
+      // The script's step lines carry their offsets: where the time went.
+      const steps = r.stderr.split("\n").filter((l) => l.startsWith("[release "));
+      console.log(`release ${id}: ${seconds.toFixed(1)} s\n${steps.join("\n")}`);
       return { version, dir, keys, seconds, log: r.stderr };
     })();
     cut.set(id, p);
