@@ -44,6 +44,23 @@ export async function dashboardEnvironment(cluster: TestCluster): Promise<Dashbo
   mkdirSync(SCREENSHOTS, { recursive: true });
   const ns = await testNamespace(client, "dash");
   const other = await testNamespace(client, "dash-other");
+  try {
+    return await setUp(cluster, ns.name, other);
+  } catch (e) {
+    // No env is returned to remove: clean up here.
+    await removeRelease(cluster.kubeconfig, client, "dash", ns.name).catch(() => {});
+    await other.remove();
+    throw e;
+  }
+}
+
+async function setUp(
+  cluster: TestCluster,
+  namespace: string,
+  other: { name: string; remove(): Promise<void> },
+): Promise<DashboardEnv> {
+  const client = cluster.client;
+  const ns = { name: namespace };
   await installNamespaced(cluster.kubeconfig, client, "dash", ns.name, [
     "dashboard.enabled=true",
     "runtimes.python.enabled=false",
