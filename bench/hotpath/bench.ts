@@ -7,6 +7,13 @@ import { type KubeClient, path, R } from "@kruntimes/kube";
 import { type JobBaseline, measureJobs } from "./job-baseline.ts";
 import { type ClusterInfo, clusterInfo, type MachineInfo, machineInfo } from "./machine.ts";
 import type { Progress } from "./progress.ts";
+import {
+  floorLevels,
+  measureRunFloor,
+  measureRunWriteCeiling,
+  type RunFloor,
+  type RunWriteCeiling,
+} from "./run-floor.ts";
 import { BENCH_LABEL, runScenario, type ScenarioResult } from "./run-scenario.ts";
 import type { RuntimeLanguage, Scenario } from "./scenarios.ts";
 import { measureWriteCeiling, type WriteCeiling } from "./write-ceiling.ts";
@@ -17,8 +24,10 @@ export interface BenchOptions {
   runtimes: { language: RuntimeLanguage; image: string }[];
   /** Measure the apiserver write ceiling (ConfigMap creates + patches). */
   ceiling: boolean;
-  /** ConfigMaps for the ceiling (2 writes each). */
+  /** ConfigMaps for the ceiling (2 writes each); also the Runs of the Run write ceiling (3 each). */
   ceilingObjects: number;
+  /** Measure the Run-shaped floor (three chained writes per Run, serially and at each scenario's concurrency). */
+  floor: boolean;
   /** Jobs for the pod-per-task baseline; 0 skips it. */
   jobs: number;
   jobConcurrency: number;
@@ -34,6 +43,10 @@ export interface BenchResult {
   options: Omit<BenchOptions, "scenarios">;
   scenarios: ScenarioResult[];
   ceiling?: WriteCeiling;
+  /** The Run-shaped floor, one entry per concurrency (1 and each scenario's). */
+  floors?: RunFloor[];
+  /** The same three writes on Run objects at the busiest scenario's concurrency. */
+  runCeiling?: RunWriteCeiling;
   jobs?: JobBaseline;
 }
 
@@ -85,6 +98,19 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
       signal,
     );
   }
+  let runCeiling: RunWriteCeiling | undefined;
+  if (opts.ceiling) {
+    const concurrency = Math.max(...opts.scenarios.map((s) => s.concurrency));
+    progress.line(`Run write ceiling: ${opts.ceilingObjects} Runs × 3 writes, ${concurrency} in flight`);
+    runCeiling = await measureRunWriteCeiling(
+      client,
+      namespace,
+      opts.ceilingObjects,
+      concurrency,
+      env.nowMicros,
+      signal,
+    );
+  }
   let jobs: JobBaseline | undefined;
   if (opts.jobs > 0) {
     progress.line(`jobs: ${opts.jobs} Jobs (bash -c true), ${opts.jobConcurrency} created at a time`);
@@ -99,6 +125,15 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
       signal,
     );
   }
+  // The floor right before the scenarios it is the floor of.
+  let floors: RunFloor[] | undefined;
+  if (opts.floor) {
+    floors = [];
+    for (const level of floorLevels(opts.scenarios)) {
+      progress.line(`floor: ${level.runs} Run-shaped write chains, ${level.concurrency} in flight`);
+      floors.push(await measureRunFloor(client, namespace, level, env.nowMicros, signal));
+    }
+  }
   const scenarios: ScenarioResult[] = [];
   for (const rt of opts.runtimes)
     for (const sc of opts.scenarios) scenarios.push(await runScenario({ ...base, ...rt }, sc));
@@ -112,6 +147,8 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
     options: rest,
     scenarios,
     ceiling,
+    floors,
+    runCeiling,
     jobs,
   };
 }

@@ -6,6 +6,7 @@
 
 import type { BenchResult } from "./bench.ts";
 import { STAGES } from "./breakdown.ts";
+import { floorRatio, type RunFloor } from "./run-floor.ts";
 import type { ScenarioResult } from "./run-scenario.ts";
 import type { Summary } from "./stats.ts";
 
@@ -48,6 +49,24 @@ export function comparisons(res: BenchResult): string[] {
           `${label(r)}: ${r.breakdown.throughput.toFixed(1)} Runs/s = ${((100 * r.breakdown.throughput) / c.idealRunsPerSecond).toFixed(0)}% of that`,
         );
   }
+  const rc = res.runCeiling;
+  if (rc) {
+    out.push(
+      `Run write ceiling: ${rc.writesPerSecond.toFixed(0)} writes/s (${rc.objects} Runs × create + 2 status patches, ${rc.concurrency} in flight) → at most ${rc.idealRunsPerSecond.toFixed(0)} Runs/s`,
+    );
+    for (const r of res.scenarios)
+      if (r.scenario.work === "noop")
+        out.push(
+          `${label(r)}: ${r.breakdown.throughput.toFixed(1)} Runs/s = ${((100 * r.breakdown.throughput) / rc.idealRunsPerSecond).toFixed(0)}% of the Run write ceiling ÷ 3`,
+        );
+  }
+  for (const r of res.scenarios) {
+    const ratio = floorRatio(r.breakdown.stages.complete, res.floors ?? [], r.scenario.concurrency);
+    if (ratio)
+      out.push(
+        `${label(r)}: complete p50 ${ratio.p50.toFixed(2)}×, p95 ${ratio.p95.toFixed(2)}× the Run-shaped floor at ${ratio.floorConcurrency} in flight`,
+      );
+  }
   const j = res.jobs;
   if (j) {
     out.push(
@@ -69,6 +88,22 @@ export function comparisons(res: BenchResult): string[] {
   return out;
 }
 
+const FLOOR_HEADER = ["floor (ms)", "in flight", "Runs", "p50", "p95", "p99", "max"];
+
+/** The Run-shaped floor: per concurrency, each write's write + watch hop and the chain's complete. */
+export function floorRows(floors: readonly RunFloor[]): string[][] {
+  const rows: string[][] = [];
+  for (const f of floors)
+    for (const k of ["create", "bind", "finish", "complete"] as const) {
+      const s = f[k];
+      rows.push([k, String(f.concurrency), String(f.runs), ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max)]);
+    }
+  return rows;
+}
+
+const FLOOR_TITLE =
+  "Run-shaped floor — create, bind-shaped and finish-shaped status patch on Run objects, each sent when a separate watch saw the one before (write sent → seen; complete: create sent → finish seen)";
+
 function align(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
   return rows
@@ -88,6 +123,7 @@ export function renderText(res: BenchResult): string {
       out.push(`  not succeeded: ${f.name} ${f.phase ?? ""} ${f.reason ?? ""} ${f.message ?? ""}`.trimEnd());
     out.push("");
   }
+  if (res.floors?.length) out.push(FLOOR_TITLE, align([FLOOR_HEADER, ...floorRows(res.floors)]), "");
   out.push(...comparisons(res));
   return out.join("\n").trimEnd();
 }
@@ -113,6 +149,16 @@ export function renderMarkdown(res: BenchResult): string {
     );
     for (const row of stageRows(r)) out.push(`| ${row.join(" | ")} |`);
     out.push("", scenarioFacts(r), "");
+  }
+  if (res.floors?.length) {
+    out.push(
+      `### ${FLOOR_TITLE}`,
+      "",
+      `| ${FLOOR_HEADER.join(" | ")} |`,
+      `|${FLOOR_HEADER.map(() => "---").join("|")}|`,
+    );
+    for (const row of floorRows(res.floors)) out.push(`| ${row.join(" | ")} |`);
+    out.push("");
   }
   const cmp = comparisons(res);
   if (cmp.length) out.push("### Baselines", "", ...cmp.map((l) => `- ${l}`), "");

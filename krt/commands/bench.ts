@@ -77,8 +77,15 @@ export class BenchCommand extends KrtCommand {
 
       Baselines, in the same run and namespace: the apiserver write ceiling (ConfigMap creates +
       patches with the same client and concurrency; Runs/s is compared with ceiling ÷ 3 writes per
-      Run) and one Kubernetes Job per task (image \`bash\`, \`bash -c true\`, create → Complete by
-      watch). Progress goes to stderr. What it created is deleted at the end, also on Ctrl-C (exit
+      Run); the Run write ceiling (the hot path's three writes — create, a bind-shaped and a
+      finish-shaped status patch — on Run objects, back to back, at the busiest scenario's
+      concurrency; each noop scenario's Runs/s is given as a share of it ÷ 3); the Run-shaped
+      floor (the same three writes chained, each sent when a separate watch has seen the one
+      before, one chain at a time and at each scenario's creates in flight: the least a Run's
+      complete can take; each scenario's complete p50/p95 is given as a ratio to the floor at its
+      concurrency; its Runs name a Runtime that does not exist and are never assigned, so no
+      controller touches them); and one Kubernetes Job per task (image \`bash\`, \`bash -c true\`,
+      create → Complete by watch). \`--no-ceiling\` skips both ceilings, \`--no-floor\` the floor. Progress goes to stderr. What it created is deleted at the end, also on Ctrl-C (exit
       130), unless \`--keep\`: the namespace it made, or in a given namespace everything labelled
       \`kruntimes.io/bench\`. Exits 83 when a Run or Job did not succeed.
     `,
@@ -93,7 +100,10 @@ export class BenchCommand extends KrtCommand {
         "krt bench --scenario invoke --runtime python --protocol http,grpc --concurrency 1,16 --duration 5s",
       ],
       ["Sessions through the gateway", "krt bench --scenario session --record bench/results"],
-      ["A tiny smoke run without baselines", "krt bench --runs 5 --pods 1 --slots 4 --no-ceiling --jobs 0"],
+      [
+        "A tiny smoke run without baselines",
+        "krt bench --runs 5 --pods 1 --slots 4 --no-ceiling --no-floor --jobs 0",
+      ],
     ],
   });
 
@@ -117,7 +127,11 @@ export class BenchCommand extends KrtCommand {
     description: "Measure the apiserver write ceiling (--no-ceiling skips it)",
   });
   ceilingObjects = Option.String("--ceiling-objects", "500", {
-    description: "ConfigMaps for the ceiling, 2 writes each (default: 500)",
+    description:
+      "Objects for the ceilings: ConfigMaps (2 writes each) and Runs (3 writes each) (default: 500)",
+  });
+  floor = Option.Boolean("--floor", true, {
+    description: "Measure the Run-shaped floor (--no-floor skips it)",
   });
   jobs = Option.String("--jobs", "20", {
     description: "Jobs for the Job-per-task baseline; 0 skips it (default: 20)",
@@ -378,6 +392,7 @@ export class BenchCommand extends KrtCommand {
       })),
       ceiling: this.ceiling,
       ceilingObjects: this.count("--ceiling-objects", this.ceilingObjects) ?? 500,
+      floor: this.floor,
       jobs: this.count("--jobs", this.jobs, true) ?? 20,
       jobConcurrency: this.count("--job-concurrency", this.jobConcurrency) ?? 5,
       readyTimeoutMs: this.duration("--ready-timeout", this.readyTimeout),

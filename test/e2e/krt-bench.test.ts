@@ -10,6 +10,7 @@ import { RunResource, RuntimeResource } from "@kruntimes/api";
 import { type KubeClient, path, R } from "@kruntimes/kube";
 import type { BenchResult } from "../../bench/hotpath/bench.ts";
 import type { InvokeResult, SessionResult } from "../../bench/hotpath/gateway-scenarios.ts";
+import { renderText } from "../../bench/hotpath/report.ts";
 import type { ControllerProcess } from "../../controller/testing/cluster/controller-process.ts";
 import { eventually, testCluster, testNamespace } from "../support/cluster.ts";
 import { HELM_MISSING, helmPath, installNamespaced, removeRelease } from "./chart-support.ts";
@@ -79,6 +80,34 @@ suite("krt bench (compiled binary, real Runs)", () => {
     expect(b?.maxConcurrent).toBeLessThanOrEqual(4);
     expect(res.ceiling?.writes).toBe(40);
     expect(res.ceiling?.writesPerSecond).toBeGreaterThan(0);
+    // The Run write ceiling: 20 Runs × 3 writes, at the scenario's 3 in flight.
+    expect(res.runCeiling).toMatchObject({ objects: 20, writes: 60, concurrency: 3 });
+    expect(res.runCeiling?.idealRunsPerSecond).toBeCloseTo((res.runCeiling?.writesPerSecond ?? 0) / 3, 6);
+    // The Run-shaped floor: serial and at the scenario's 3 in flight, every chain measured.
+    expect(res.floors?.map((f) => [f.concurrency, f.runs])).toEqual([
+      [1, 30],
+      [3, 30],
+    ]);
+    for (const f of res.floors ?? []) {
+      for (const k of ["create", "bind", "finish", "complete"] as const) expect(f[k].n).toBe(30);
+      // A chain holds its three hops end to end: complete is at least the largest of them.
+      expect(f.complete.max).toBeGreaterThanOrEqual(Math.max(f.create.max, f.bind.max, f.finish.max));
+      expect(f.complete.p50).toBeGreaterThan(0);
+    }
+    const text = renderText(res);
+    expect(text).toContain("Run-shaped floor");
+    expect(text).toMatch(
+      /Run write ceiling: \d+ writes\/s \(20 Runs × create \+ 2 status patches, 3 in flight\)/,
+    );
+    expect(text).toMatch(/hotpath \(bash\): \d+\.\d+ Runs\/s = \d+% of the Run write ceiling ÷ 3/);
+    const ratio =
+      /hotpath \(bash\): complete p50 (\d+\.\d+)×, p95 (\d+\.\d+)× the Run-shaped floor at 3 in flight/.exec(
+        text,
+      );
+    expect(ratio).not.toBeNull();
+    // A Run's complete holds the floor's three writes and hops plus execution: well above 0.5× of it.
+    expect(Number(ratio?.[1])).toBeGreaterThan(0.5);
+    expect(Number(ratio?.[2])).toBeGreaterThan(0.5);
     expect(res.jobs?.complete.n).toBe(2);
     expect(res.namespace).toBe(ns.name);
     expect(r.stderr).toContain(`deleting what krt bench made in ${ns.name}`);
@@ -103,9 +132,13 @@ suite("krt bench (compiled binary, real Runs)", () => {
 
   test("a Runtime that never gets ready is a clear error, and the namespace krt made is deleted", async () => {
     // No controller watches the namespace krt bench makes for itself.
-    const r = await runKrt(bin, ["bench", "--ready-timeout", "2s", "--no-ceiling", "--jobs", "0"], {
-      kubeconfig: cluster?.kubeconfig ?? "",
-    });
+    const r = await runKrt(
+      bin,
+      ["bench", "--ready-timeout", "2s", "--no-ceiling", "--no-floor", "--jobs", "0"],
+      {
+        kubeconfig: cluster?.kubeconfig ?? "",
+      },
+    );
     expect(r.code).toBe(75);
     expect(r.stderr).toContain("was not ready within 2s: 0 ready, 0 available of 2");
     expect(r.stderr).toContain("hint: is the kruntimes controller running");
@@ -115,7 +148,7 @@ suite("krt bench (compiled binary, real Runs)", () => {
   }, 60_000);
 
   test("Ctrl-C cleans up and exits 130", async () => {
-    const live = startKrt(bin, ["bench", "--no-ceiling", "--jobs", "0"], {
+    const live = startKrt(bin, ["bench", "--no-ceiling", "--no-floor", "--jobs", "0"], {
       kubeconfig: cluster?.kubeconfig ?? "",
     });
     // Interrupted only once it is creating the Runtime: the cleanup under test has work to do.

@@ -1,0 +1,114 @@
+import { describe, expect, test } from "bun:test";
+import type { BenchResult } from "./bench.ts";
+import { comparisons, floorRows } from "./report.ts";
+import {
+  bindStatus,
+  fencedReplace,
+  finishStatus,
+  floorLevels,
+  floorRatio,
+  type RunFloor,
+  type RunWriteCeiling,
+} from "./run-floor.ts";
+import type { ScenarioResult } from "./run-scenario.ts";
+import { SCENARIOS } from "./scenarios.ts";
+import { summarize } from "./stats.ts";
+
+const summary = (p50: number, p95: number) => ({ ...summarize([p50]), p50, p95 });
+
+function floor(concurrency: number, p50: number, p95: number): RunFloor {
+  const s = summary(p50 / 3, p95 / 3);
+  return {
+    concurrency,
+    runs: 30,
+    seconds: 1,
+    create: s,
+    bind: s,
+    finish: s,
+    complete: summary(p50, p95),
+    refenced: 0,
+  };
+}
+
+describe("Run-shaped floor", () => {
+  test("levels: one chain at a time, plus each scenario's concurrency once, 30..200 chains", () => {
+    expect(floorLevels([])).toEqual([{ concurrency: 1, runs: 30 }]);
+    const all = floorLevels(SCENARIOS);
+    expect(all.map((l) => l.concurrency)).toEqual([1, 25, 40, 64]);
+    expect(all.map((l) => l.runs)).toEqual([30, 50, 80, 128]);
+    expect(floorLevels([{ concurrency: 500 }]).at(-1)).toEqual({ concurrency: 500, runs: 200 });
+  });
+
+  test("ratio: a scenario against the floor at its own concurrency; none without that floor", () => {
+    const floors = [floor(1, 30, 45), floor(25, 100, 200)];
+    expect(floorRatio({ p50: 60, p95: 90 }, floors, 1)).toEqual({ p50: 2, p95: 2, floorConcurrency: 1 });
+    expect(floorRatio({ p50: 150, p95: 500 }, floors, 25)).toEqual({
+      p50: 1.5,
+      p95: 2.5,
+      floorConcurrency: 25,
+    });
+    expect(floorRatio({ p50: 150, p95: 500 }, floors, 64)).toBeUndefined();
+    expect(floorRatio({ p50: 1, p95: 1 }, [floor(1, 0, 0)], 1)).toBeUndefined();
+  });
+
+  // That the apiserver accepts them (the Run CRD's schema and rules) the krt bench e2e shows.
+  test("the bind- and finish-shaped statuses have the hot path's shape", () => {
+    const now = "2026-12-03T20:00:00Z";
+    const bound = bindStatus(1, 100, 200, now);
+    const done = finishStatus(bound, 300, now);
+    expect(bound.phase).toBe("Scheduled");
+    expect(bound.assignment).toBeUndefined(); // no controller may assess a pod that does not exist
+    expect(done).toMatchObject({ phase: "Succeeded", exitCode: 0, attempt: 1 });
+    expect(done.timing).toEqual({
+      createdMicros: 100,
+      scheduledMicros: 200,
+      startedMicros: 300,
+      finishedMicros: 300,
+      reportedMicros: 300,
+    });
+    expect(done.conditions?.map((c) => c.type)).toEqual(["Scheduled", "Finished"]);
+  });
+
+  test("status patches are fenced as the writers fence theirs, then replace /status whole", () => {
+    expect(fencedReplace(undefined, { phase: "Scheduled" })).toEqual([
+      { op: "test", path: "/status", value: null },
+      { op: "add", path: "/status", value: { phase: "Scheduled" } },
+    ]);
+    expect(fencedReplace({ phase: "Scheduled", attempt: 1 }, { phase: "Succeeded" }).slice(0, 2)).toEqual([
+      { op: "test", path: "/status/phase", value: "Scheduled" },
+      { op: "test", path: "/status/attempt", value: 1 },
+    ]);
+  });
+
+  test("report: floor rows per write, ratios to the floor, burst as a share of the Run ceiling ÷ 3", () => {
+    const floors = [floor(1, 30, 45), floor(64, 100, 200)];
+    expect(floorRows(floors).map((r) => r.slice(0, 3))).toEqual([
+      ["create", "1", "30"],
+      ["bind", "1", "30"],
+      ["finish", "1", "30"],
+      ["complete", "1", "30"],
+      ["create", "64", "30"],
+      ["bind", "64", "30"],
+      ["finish", "64", "30"],
+      ["complete", "64", "30"],
+    ]);
+    const burst = {
+      scenario: SCENARIOS.find((s) => s.name === "burst"),
+      language: "bash",
+      breakdown: { throughput: 50, stages: { complete: summary(300, 1000) } },
+    } as unknown as ScenarioResult;
+    const runCeiling: RunWriteCeiling = {
+      objects: 500,
+      writes: 1500,
+      concurrency: 64,
+      seconds: 5,
+      writesPerSecond: 300,
+      idealRunsPerSecond: 100,
+    };
+    const lines = comparisons({ scenarios: [burst], floors, runCeiling } as unknown as BenchResult);
+    expect(lines).toContain("burst (bash): 50.0 Runs/s = 50% of the Run write ceiling ÷ 3");
+    expect(lines).toContain(
+      "burst (bash): complete p50 3.00×, p95 5.00× the Run-shaped floor at 64 in flight",
+    );
+  });
+});
