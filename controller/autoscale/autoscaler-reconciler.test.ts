@@ -189,6 +189,23 @@ describe("AutoscalerReconciler", () => {
     expect(t.writes).toEqual(["scale 1"]);
   });
 
+  test("a new leader carries on the drain a previous one marked on the pod", async () => {
+    const t = setup(
+      [
+        { name: "a", runs: 1 },
+        { name: "b", runs: 1 },
+      ],
+      policy,
+    );
+    t.cache.upsertPod(
+      aPod({ name: "b", capacity: { runs: 2 }, annotations: { "kruntimes.io/scale-down": "x" } }),
+    );
+    await t.r.reconcile("ns/rt");
+    // Neither given back nor marked again: still draining, removed once empty.
+    expect(t.writes).toEqual([]);
+    expect(t.cache.pod("ns/b")?.isAvailable(t.clock.now())).toBe(false);
+  });
+
   test("a pod with a bound workspace is never drained", async () => {
     const t = setup(
       [

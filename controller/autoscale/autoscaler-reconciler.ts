@@ -74,6 +74,10 @@ interface PoolState {
   lastScaleTime?: string;
   /** When a trigger arrived that this reconcile has not answered yet (reaction metric). */
   triggeredAtMs?: number;
+  /** status.autoscaling: the write in flight, the latest one to send after it, the last one sent. */
+  statusWriting?: boolean;
+  statusNext?: { ns: string; name: string; status: AutoscalingStatus; text: string };
+  statusSent?: string;
 }
 
 /** How often a pool with draining pods is looked at without an event (their Runs ending). */
@@ -124,8 +128,13 @@ export class AutoscalerReconciler implements Reconciler {
     const pods = this.d.cache.podsOf(key);
     const perPod = this.d.cache.runtime(key)?.capacity ?? runtimeCapacity(rt.spec);
     const load = poolLoad(key, perPod, pods, this.d.queue.queued());
-    // The first look seeds the history with the current count: a restart does not scale down at once.
-    if (s.history.length === 0) s.history.push({ atMs: now, replicas: current });
+    // The first look seeds the history with the count there is — less the pods a previous leader
+    // was draining (their annotation says so): a restart neither scales down at once nor undoes a
+    // scale-down under way.
+    if (s.history.length === 0) {
+      this.adoptAnnotated(pods, s);
+      s.history.push({ atMs: now, replicas: Math.max(0, current - s.draining.size) });
+    }
     s.history.push({ atMs: now, replicas: wantedReplicas(load, policy) });
     s.history = pruneHistory(s.history, policy, now);
     const decision = decide(current, s.history, load, policy, now);
@@ -214,7 +223,7 @@ export class AutoscalerReconciler implements Reconciler {
     this.d.metrics.desired.set({ runtime: key }, decision.desired);
     this.d.metrics.current.set({ runtime: key }, current);
     this.d.metrics.draining.set({ runtime: key }, s.draining.size);
-    await this.writeStatus(rt, s, current, decision);
+    this.writeStatus(rt, s, current, decision);
 
     if (s.draining.size > 0 || s.released.size > 0) return Result.requeueAfter(DRAIN_POLL_MS);
     if (decision.recheckAtMs !== undefined)
@@ -362,7 +371,12 @@ export class AutoscalerReconciler implements Reconciler {
     );
   }
 
-  private async writeStatus(rt: Runtime, s: PoolState, current: number, decision: Decision): Promise<void> {
+  /**
+   * Writes status.autoscaling in the background, one write in flight per Runtime and only the
+   * latest status after it: the next reconcile (a backlog's scale-up) never waits for a status
+   * write. A failed write is retried by the next reconcile (it compares with what the informer has).
+   */
+  private writeStatus(rt: Runtime, s: PoolState, current: number, decision: Decision): void {
     const status: AutoscalingStatus = {
       currentReplicas: current,
       desiredReplicas: decision.desired,
@@ -376,10 +390,31 @@ export class AutoscalerReconciler implements Reconciler {
       status.lastDecision = seen.lastDecision;
       if (seen.lastScaleTime) status.lastScaleTime = seen.lastScaleTime;
     }
-    if (seen && canonicalJson(seen) === canonicalJson(status)) return;
-    await this.counted("status", () =>
-      this.d.writes.status(rt.metadata.namespace ?? "", rt.metadata.name ?? "", status),
-    );
+    const text = canonicalJson(status);
+    if ((seen && canonicalJson(seen) === text) || s.statusSent === text) return;
+    s.statusNext = { ns: rt.metadata.namespace ?? "", name: rt.metadata.name ?? "", status, text };
+    if (!s.statusWriting) void this.drainStatus(s);
+  }
+
+  private async drainStatus(s: PoolState): Promise<void> {
+    s.statusWriting = true;
+    try {
+      for (let next = s.statusNext; next; next = s.statusNext) {
+        s.statusNext = undefined;
+        try {
+          await this.counted("status", () => this.d.writes.status(next.ns, next.name, next.status));
+          s.statusSent = next.text;
+        } catch (err) {
+          s.statusSent = undefined;
+          this.d.log.warn(
+            { err, runtime: `${next.ns}/${next.name}` },
+            "writing status.autoscaling failed; the next reconcile retries",
+          );
+        }
+      }
+    } finally {
+      s.statusWriting = false;
+    }
   }
 
   /** Autoscaling is off or the Runtime is gone: give drained pods back and forget the pool. */
