@@ -236,7 +236,8 @@ export class ControlPlane {
           "--requestheader-extra-headers-prefix=X-Remote-Extra-",
           `--proxy-client-cert-file=${p("front-proxy-client.crt")}`,
           `--proxy-client-key-file=${p("front-proxy-client.key")}`,
-          "--profiling=false",
+          // KRT_APISERVER_PROFILING=1 serves /debug/pprof (to the admin identity) for profiling.
+          `--profiling=${this.env.KRT_APISERVER_PROFILING === "1"}`,
           "--v=1",
         ];
       case "kube-controller-manager":
