@@ -1,7 +1,6 @@
 /**
- * The install and upgrade guide (docs/install.md), executed: two releases cut with
- * scripts/release.sh (an older one for every platform, shared with release.test.ts, and a newer
- * linux/amd64 one), then the page's blocks marked `install-guide-test`, as written, in one
+ * The install and upgrade guide (docs/install.md), executed: two linux/amd64 releases cut with
+ * scripts/release.sh, then the page's blocks marked `install-guide-test`, as written, in one
  * directory of downloaded files per release — verify and install the older release, put its krt
  * on the PATH, verify and upgrade to the newer one (its CRDs first), and roll back. Only the
  * `VERSION=` lines get the test's versions. Between the steps the cluster is checked: which
@@ -9,7 +8,7 @@
  * installs cluster-wide as release `kruntimes` in namespace `kruntimes` and removes it at the end.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { isTerminalPhase, type Run, RunResource, type Runtime, RuntimeResource } from "@kruntimes/api";
@@ -18,7 +17,7 @@ import { binaryPath } from "../localcluster/binaries.ts";
 import { eventually, testCluster } from "../support/cluster.ts";
 import { runProcess } from "../support/process.ts";
 import { applyChartCrds, HELM_MISSING, helmPath, ROOT, removeRelease } from "./chart-support.ts";
-import { cosignPath, type Release, release } from "./release-support.ts";
+import { cosignPath, discard, type Release, release } from "./release-support.ts";
 
 const cluster = testCluster();
 if (cluster && !helmPath()) throw new Error(HELM_MISSING);
@@ -48,12 +47,15 @@ suite("install and upgrade guide (docs/install.md, run as written with two relea
   const blocks = guideBlocks(readFileSync(join(ROOT, "docs/install.md"), "utf8"));
   const bin = mkdtempSync(join(tmpdir(), "krt-guide-bin-"));
   const home = mkdtempSync(join(tmpdir(), "krt-guide-home-"));
+  const temps = [bin, home];
   let older: Release;
   let newer: Release;
 
   /** A directory holding the release's files, as a user's download would (links, not copies). */
   const download = (r: Release) => {
-    const dir = join(mkdtempSync(join(tmpdir(), "krt-guide-download-")), r.version);
+    const parent = mkdtempSync(join(tmpdir(), "krt-guide-download-"));
+    temps.push(parent);
+    const dir = join(parent, r.version);
     mkdirSync(dir);
     for (const f of readdirSync(r.dir)) symlinkSync(join(r.dir, f), join(dir, f));
     return dir;
@@ -119,7 +121,7 @@ suite("install and upgrade guide (docs/install.md, run as written with two relea
   beforeAll(async () => {
     symlinkSync(binaryPath("kubectl", ROOT, process.env), join(bin, "kubectl"));
     symlinkSync(helmPath() as string, join(bin, "helm"));
-    [older, newer] = [await release(OLD), await release(NEW, "linux/amd64")];
+    [older, newer] = [await release(OLD, "linux/amd64"), await release(NEW, "linux/amd64")];
     symlinkSync(cosignPath(), join(bin, "cosign"));
     await removeRelease(kubeconfig, client, "kruntimes", NAMESPACE);
     // A shared test cluster already has the CRDs from other suites: make them Helm's, as a
@@ -129,6 +131,9 @@ suite("install and upgrade guide (docs/install.md, run as written with two relea
 
   afterAll(async () => {
     await removeRelease(kubeconfig, client, "kruntimes", NAMESPACE);
+    for (const d of temps) rmSync(d, { recursive: true, force: true });
+    discard(older);
+    discard(newer);
   }, 120_000);
 
   test("the page has the steps the test runs", () => {

@@ -1,11 +1,11 @@
 /**
  * Releases for the release and upgrade-guide suites: scripts/release.sh run for real into a temp
  * directory, signed with a cosign key generated there (cosign generate-key-pair with
- * COSIGN_PASSWORD). Each (version, platforms) pair is cut once per test process. Also: the paths
- * of the cached cosign, and a CycloneDX validator (the CycloneDX project's Python library with
+ * COSIGN_PASSWORD). Each (version, platforms) pair is cut once per process until discarded.
+ * Also: the path of the cached cosign, and a CycloneDX validator (the CycloneDX project's Python library with
  * its JSON schemas, in a venv cached by version).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cacheDir, readVersions } from "../localcluster/binaries.ts";
@@ -16,6 +16,8 @@ export const KEY_PASSWORD = "release-test-password";
 const CYCLONEDX_LIB = "cyclonedx-python-lib[json-validation]==11.12.0";
 
 export interface Release {
+  /** Version and platforms: what `release` was asked for. */
+  id: string;
   version: string;
   dir: string;
   /** The key pair's directory: cosign.key and cosign.pub. */
@@ -52,6 +54,13 @@ export function runRelease(args: string[], env: Record<string, string | undefine
 
 const cut = new Map<string, Promise<Release>>();
 
+/** Removes a release's files (and forgets it, so a later `release` cuts it again). */
+export function discard(r: Release | undefined): void {
+  if (!r) return;
+  cut.delete(r.id);
+  rmSync(join(r.dir, ".."), { recursive: true, force: true });
+}
+
 /** Cuts `version` for `platforms` (default: all four) into a fresh temp directory, once. */
 export function release(version: string, platforms?: string): Promise<Release> {
   const id = `${version} ${platforms ?? "all"}`;
@@ -59,8 +68,9 @@ export function release(version: string, platforms?: string): Promise<Release> {
   if (!p) {
     p = (async () => {
       await must(["bash", join(ROOT, "test/localcluster/build/build-binaries.sh"), "cosign"], process.env);
-      const base = mkdtempSync(join(tmpdir(), "krt-release-"));
-      made.push(base);
+      sweep();
+      mkdirSync(BASE, { recursive: true });
+      const base = mkdtempSync(join(BASE, "release-"));
       const keys = join(base, "keys");
       mkdirSync(keys);
       await must(
@@ -80,19 +90,28 @@ export function release(version: string, platforms?: string): Promise<Release> {
       // The script's step lines carry their offsets: where the time went.
       const steps = r.stderr.split("\n").filter((l) => l.startsWith("[release "));
       console.log(`release ${id}: ${seconds.toFixed(1)} s\n${steps.join("\n")}`);
-      return { version, dir, keys, seconds, log: r.stderr };
+      return { id, version, dir, keys, seconds, log: r.stderr };
     })();
     cut.set(id, p);
   }
   return p;
 }
 
-// The releases' temp directories (about a gigabyte each) go when the test process ends, so
-// every suite of the process can use a release cut by another.
-const made: string[] = [];
-process.on("exit", () => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+// A process's releases (about a gigabyte each) live in $TMPDIR/krt-releases-<pid>; each suite
+// discards its own in afterAll, and a later process removes those of processes that are gone (a
+// killed run leaves them behind; bun test runs no exit handlers).
+const BASE = join(tmpdir(), `krt-releases-${process.pid}`);
+function sweep(): void {
+  for (const d of readdirSync(tmpdir())) {
+    const pid = Number(/^krt-releases-(\d+)$/.exec(d)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(tmpdir(), d), { recursive: true, force: true });
+    }
+  }
+}
 
 let validator: Promise<string> | undefined;
 

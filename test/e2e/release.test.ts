@@ -6,7 +6,7 @@
  * artifact and what is bundled in it. Needs no cluster. The release takes about a minute once
  * the tools are cached (cosign, syft and helm are built from the Go module proxy the first time).
  */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   closeSync,
   copyFileSync,
@@ -23,7 +23,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runProcess } from "../support/process.ts";
 import { shellBlocks } from "./docs-site-support.ts";
-import { cosignPath, type Release, ROOT, release, runRelease, validateCycloneDx } from "./release-support.ts";
+import {
+  cosignPath,
+  discard,
+  type Release,
+  ROOT,
+  release,
+  runRelease,
+  validateCycloneDx,
+} from "./release-support.ts";
 
 const VERSION = "0.1.0-rc.1";
 const KRT = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64"].map((p) => `krt-${p}`);
@@ -84,6 +92,7 @@ describe("scripts/release.sh refuses, saying what to do", () => {
     );
     writeFileSync(join(out, "old"), "");
     const full = await runRelease([VERSION, out], { COSIGN_KEY: "/dev/null", COSIGN_PASSWORD: "" });
+    rmSync(out, { recursive: true, force: true });
     expect(full.stderr).toBe(`release: ${out} is not empty; choose a new directory or empty it\n`);
   });
 });
@@ -144,6 +153,8 @@ describe("a release", () => {
   beforeAll(async () => {
     r = await release(VERSION);
   }, 1_800_000);
+
+  afterAll(() => discard(r));
 
   test("holds every artifact with its SBOM and signatures, cosign.pub and VERIFY.md, nothing else", () => {
     const expected = [...SIGNED.flatMap((f) => [f, `${f}.sigstore.json`]), "cosign.pub", "VERIFY.md"].sort();
@@ -222,6 +233,7 @@ describe("a release", () => {
       ],
       copy,
     );
+    rmSync(copy, { recursive: true, force: true });
     expect(other.code).not.toBe(0);
   }, 60_000);
 
@@ -249,6 +261,7 @@ describe("a release", () => {
       cwd: r.dir,
       env: { PATH: `${bin}:${process.env.PATH}`, HOME: tmpdir() },
     });
+    rmSync(bin, { recursive: true, force: true });
     expect(run.code).toBe(0);
     expect(run.stderr.match(/Verified OK/g)).toHaveLength(SIGNED.length);
     expect(run.stdout.trim().split("\n").sort()).toEqual(listed.map((f) => `${f}: OK`).sort());
