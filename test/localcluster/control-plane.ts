@@ -88,6 +88,10 @@ export class ControlPlane {
   get server(): string {
     return `https://127.0.0.1:${this.layout.apiserverPort}`;
   }
+  /** The apiserver's egress selector configuration (service-proxy.ts), written by the supervisor. */
+  get egressConfigFile(): string {
+    return join(this.layout.stateDir, "egress-selector.yaml");
+  }
   get logDir(): string {
     return join(this.layout.stateDir, "logs");
   }
@@ -218,9 +222,11 @@ export class ControlPlane {
           `--service-cluster-ip-range=${SERVICE_CIDR}`,
           "--authorization-mode=Node,RBAC",
           "--enable-admission-plugins=NodeRestriction",
-          // No kube-proxy here, so a Service's ClusterIP leads nowhere: the apiserver calls admission
-          // webhooks (the chart's) at the Service's endpoint IPs instead, as GKE configures it.
-          "--enable-aggregator-routing=true",
+          // No kube-proxy here, so a Service's ClusterIP leads nowhere: the apiserver reaches the
+          // cluster network (webhooks, service proxies) through the supervisor's CONNECT proxy.
+          ...(existsSync(this.egressConfigFile)
+            ? [`--egress-selector-config-file=${this.egressConfigFile}`]
+            : []),
           "--allow-privileged=true",
           `--kubelet-client-certificate=${p("apiserver-kubelet-client.crt")}`,
           `--kubelet-client-key=${p("apiserver-kubelet-client.key")}`,

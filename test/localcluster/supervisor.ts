@@ -9,6 +9,7 @@ import { type Component, ControlPlane, planLayout } from "./control-plane.ts";
 import { ManagedProcess } from "./managed-process.ts";
 import { type LocalNode, planNodes } from "./nodes.ts";
 import { waitForNodeAndServiceAccount } from "./readiness.ts";
+import { startServiceProxy, writeEgressConfig } from "./service-proxy.ts";
 
 export interface SupervisorOptions {
   stateDir: string;
@@ -121,6 +122,12 @@ export async function runSupervisor(opts: SupervisorOptions): Promise<void> {
 
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
+    // Before the apiserver: its egress configuration names the proxy's socket.
+    const proxySocket = join(opts.stateDir, "service-proxy.sock");
+    await startServiceProxy(proxySocket, cp.kubeconfig("admin"), (line) =>
+      console.error(`service proxy: ${line}`),
+    );
+    writeEgressConfig(cp.egressConfigFile, proxySocket);
     await cp.start({ fresh: opts.fresh });
     if (opts.withNodeAgent) {
       for (const a of agents.values()) a.start();
