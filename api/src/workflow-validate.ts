@@ -412,17 +412,14 @@ export function validateWorkflowRunSpec(
 ): Issue[] {
   const issues: Issue[] = [];
   checkKeys(spec.inputs, "spec.inputs", "input", issues);
+  // Values are substituted as they are: an expression (or a `$${{` escape) in one would never be
+  // evaluated, so it is refused rather than passed on as puzzling text.
   for (const [k, v] of Object.entries(spec.inputs ?? {}))
     if (v.includes("${{"))
-      try {
-        parseTemplate(v);
-        issues.push({
-          path: `spec.inputs.${k}`,
-          message: "input values are plain text; expressions are not evaluated here",
-        });
-      } catch {
-        // not an expression after all ("$${{" literal): fine
-      }
+      issues.push({
+        path: `spec.inputs.${k}`,
+        message: "input values are plain text: `${{` is not evaluated (nor `$${{` unescaped) in them",
+      });
   const defs: Definitions = {
     workflows: { ...extraDefs.workflows, ...spec.definitions?.workflows },
     actions: { ...extraDefs.actions, ...spec.definitions?.actions },
@@ -501,5 +498,11 @@ export async function resolveDefinitions(
   };
   const failed = await walk(jobs, ["(this run)"], depth);
   if (failed) return failed;
+  const count = Object.keys(workflows).length + Object.keys(actions).length;
+  if (count > WorkflowLimits.definitions)
+    return {
+      reason: "InvalidWorkflow",
+      message: `the run calls ${count} Workflows and Actions (transitively); at most ${WorkflowLimits.definitions} are frozen into one WorkflowRun`,
+    };
   return { definitions: { workflows, actions } };
 }

@@ -34,7 +34,10 @@ export class WorkflowIndex {
     const parentKey = `${ns}/${parent}`;
     this.parentOf[kind].set(key, parentKey);
     let set = this.byParent[kind].get(parentKey);
-    if (!set) this.byParent[kind].set(parentKey, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.byParent[kind].set(parentKey, set);
+    }
     set.add(name);
     return parentKey;
   }

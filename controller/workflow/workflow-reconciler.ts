@@ -98,16 +98,30 @@ export class WorkflowReconciler implements Reconciler {
           .filter((e): e is [string, NonNullable<T>] => e[1] !== undefined),
       );
     const now = this.d.clock.now();
+    const expected = (name: string) => (this.expectations.get(`${ns}/${name}`) ?? 0) > now - EXPECTATION_MS;
+    const runs = get("runs", this.d.runs);
+    const workspaces = get("workspaces", this.d.workspaces);
+    const children = get("children", this.d.wfruns);
+    try {
+      await this.confirmMissing(w, { runs, workspaces, children }, expected);
+    } catch (e) {
+      return Result.backoff(`could not confirm a missing child: ${(e as Error).message}`);
+    }
     const plan = planWorkflowRun({
       wfrun: w,
-      runs: get("runs", this.d.runs),
-      workspaces: get("workspaces", this.d.workspaces),
-      children: get("children", this.d.wfruns),
-      expected: (name) => (this.expectations.get(`${ns}/${name}`) ?? 0) > now - EXPECTATION_MS,
+      runs,
+      workspaces,
+      children,
+      expected,
       now: new Date(now).toISOString(),
     });
     try {
-      for (const c of plan.creates) await this.create(c);
+      // Workspaces first (a step Run waits for its workspace), then the rest at once: a fan-out's
+      // children do not queue behind each other's apiserver round trips.
+      for (const c of plan.creates) if (c.kind === "PersistentWorkspace") await this.create(c);
+      await Promise.all(
+        plan.creates.filter((c) => c.kind !== "PersistentWorkspace").map((c) => this.create(c)),
+      );
       for (const c of plan.cancels) await this.cancel(ns, c.kind, c.name);
       for (const ws of plan.deleteWorkspaces) await this.deleteWorkspace(ns, ws);
       if (canonicalJson(plan.status) !== canonicalJson(w.status)) await this.writeStatus(w, plan.status);
@@ -146,6 +160,43 @@ export class WorkflowReconciler implements Reconciler {
       if (!isNotFound(e) && !isConflict(e)) throw e;
     }
     return Result.done();
+  }
+
+  /**
+   * A child the status recorded but the informer does not show (and this process did not just
+   * create) would be reported deleted — for good. Before that verdict, ask the apiserver: an
+   * informer briefly behind (a relist under load) must not fail a job. Found ones are added.
+   */
+  private async confirmMissing(
+    w: WorkflowRun,
+    seen: {
+      runs: Map<string, Run>;
+      workspaces: Map<string, PersistentWorkspace>;
+      children: Map<string, WorkflowRun>;
+    },
+    expected: (name: string) => boolean,
+  ): Promise<void> {
+    const ns = w.metadata.namespace ?? "";
+    const checks: Promise<void>[] = [];
+    const check = <T>(name: string | undefined, into: Map<string, T>, res: Parameters<typeof path>[0]) => {
+      if (!name || into.has(name) || expected(name)) return;
+      checks.push(
+        this.d.client.get<T>(path(res, ns, name)).then(
+          (obj) => void into.set(name, obj),
+          (e) => {
+            if (!isNotFound(e)) throw e;
+          },
+        ),
+      );
+    };
+    for (const job of Object.values(w.status?.jobs ?? {})) {
+      if (job.phase !== "Running") continue;
+      check(job.workspace, seen.workspaces, WorkspaceResource);
+      check(job.workflowRun, seen.children, WorkflowRunResource);
+      for (const st of job.steps ?? [])
+        if (st.phase === "Pending" || st.phase === "Running") check(st.run, seen.runs, RunResource);
+    }
+    await Promise.all(checks);
   }
 
   /** Validation and the frozen definitions, before any child exists. */
