@@ -139,4 +139,30 @@ describe("planWorkflowRun", () => {
     expect(running.cancels).toEqual([{ kind: "Run", name: one }]);
     expect(running.status.phase).toBe("Running");
   });
+
+  test("a value that breaks the called Action's input type at run time fails the step, not the controller", () => {
+    const one = stepRunName("wf", "uid-1", "build", "one");
+    const w = wfrun(
+      {
+        jobs: {
+          build: {
+            steps: [
+              { name: "one", run: "true", outputs: ["v"] },
+              { name: "two", uses: "count", with: { n: "${{ steps.one.outputs.v }}" } },
+            ],
+          },
+        },
+      },
+      {
+        definitions: {
+          actions: { count: { inputs: { n: { type: "number" } }, steps: [{ name: "s", run: "true" }] } },
+        },
+      },
+    );
+    const p = planWorkflowRun(observed(w, [childRun(one, { phase: "Succeeded", outputs: { v: "abc" } })]));
+    expect(p.status.jobs?.build?.steps?.[1]).toMatchObject({ phase: "Failed", reason: "InvalidWorkflow" });
+    expect(p.status.jobs?.build?.steps?.[1]?.message).toContain('"abc" is not a number');
+    expect(p.status.jobs?.build).toMatchObject({ phase: "Failed", reason: "InvalidWorkflow" });
+    expect(p.creates.filter((c) => c.kind === "Run")).toEqual([]);
+  });
 });

@@ -387,21 +387,7 @@ class Planner {
           `spec.jobs.${name}.with`,
         );
       } catch (e) {
-        if (e instanceof ExpressionError)
-          return {
-            ...base,
-            phase: JobPhase.Failed,
-            reason: WorkflowReason.ExpressionFailed,
-            message: e.message,
-          };
-        if (e instanceof WorkflowInvalid)
-          return {
-            ...base,
-            phase: JobPhase.Failed,
-            reason: WorkflowReason.InvalidWorkflow,
-            message: e.message,
-          };
-        throw e;
+        return { ...base, phase: JobPhase.Failed, ...evaluationFailure(e) };
       }
       const depth = (this.w.status?.depth ?? 0) + 1;
       this.creates.push({
@@ -736,21 +722,7 @@ class Planner {
       merged.set("KRUNTIME_WORKFLOW_STEP", s.name);
       env = [...merged].map(([name, value]) => ({ name, value }));
     } catch (e) {
-      if (e instanceof ExpressionError)
-        return {
-          ...status,
-          phase: StepPhase.Failed,
-          reason: WorkflowReason.ExpressionFailed,
-          message: e.message,
-        };
-      if (e instanceof WorkflowInvalid)
-        return {
-          ...status,
-          phase: StepPhase.Failed,
-          reason: WorkflowReason.InvalidWorkflow,
-          message: e.message,
-        };
-      throw e;
+      return { ...status, phase: StepPhase.Failed, ...evaluationFailure(e) };
     }
     const step = s.action?.step ?? s.caller;
     const artifactInputs: ArtifactInput[] = first ? this.staged(spec) : [];
@@ -812,6 +784,13 @@ class Planner {
       spec: { runtime: spec.runtime ?? this.w.spec.runtime ?? "", reclaimPolicy: "Delete" },
     };
   }
+}
+
+/** An expression or input check that failed while evaluating: the reason and message; else rethrown. */
+function evaluationFailure(e: unknown): { reason: WorkflowReason; message: string } {
+  if (e instanceof ExpressionError) return { reason: WorkflowReason.ExpressionFailed, message: e.message };
+  if (e instanceof WorkflowInvalid) return { reason: WorkflowReason.InvalidWorkflow, message: e.message };
+  throw e;
 }
 
 function runningMessage(jobs: Record<string, JobStatus>): string {
