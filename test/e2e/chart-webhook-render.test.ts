@@ -74,6 +74,7 @@ suite("chart workspace webhook (helm template)", () => {
     expect(vwc.webhooks.map((w: { name: string }) => w.name)).toEqual([
       "runs.workspaces.kruntimes.io",
       "persistentworkspaces.workspaces.kruntimes.io",
+      "workflows.workflows.kruntimes.io",
     ]);
     for (const w of vwc.webhooks) {
       expect(w).toMatchObject({
@@ -103,6 +104,18 @@ suite("chart workspace webhook (helm template)", () => {
       resources: ["persistentworkspaces"],
     });
     expect(workspaces.matchConditions[0].name).toBe("sets-managed-by");
+    // Workflow kinds: every CREATE/UPDATE (graph rules; create-runs check for a WorkflowRun's creator).
+    const workflows = vwc.webhooks[2];
+    expect(workflows.rules).toEqual([
+      {
+        apiGroups: ["kruntimes.io"],
+        apiVersions: ["*"],
+        operations: ["CREATE", "UPDATE"],
+        resources: ["workflowruns", "workflows", "actions"],
+        scope: "Namespaced",
+      },
+    ]);
+    expect(workflows.matchConditions).toBeUndefined();
   });
 
   test("the chart-made certificate names the Service and is signed by the CA in caBundle", async () => {
@@ -153,7 +166,8 @@ suite("chart workspace webhook (helm template)", () => {
     for (const v of ["get", "list", "watch", "patch", "delete"])
       expect(has("kruntimes.io", "persistentworkspaces", v)).toBe(true);
     expect(has("kruntimes.io", "persistentworkspaces/status", "patch")).toBe(true);
-    expect(has("kruntimes.io", "persistentworkspaces", "create")).toBe(false);
+    // Job workspaces of WorkflowRuns are the only ones the controller creates (label managed-by).
+    expect(has("kruntimes.io", "persistentworkspaces", "create")).toBe(true);
   });
 
   test("webhook.enabled=false: no webhook objects, flags or access-review right", async () => {
