@@ -21,6 +21,12 @@ describe("flag-parse errors in one line", () => {
     [["get", "a", "b"], 'krt get: unexpected argument "b"', "usage: krt get <run>; see `krt get --help`"],
     [["run", "--timeout"], "krt run: --timeout needs a value", "see `krt run --help`"],
     [["session"], '"krt session" needs a subcommand: create, close', "e.g. `krt session create --help`"],
+    // list/ls and delete/rm: each subcommand named once.
+    [
+      ["wfrun"],
+      '"krt wfrun" needs a subcommand: list, get, describe, logs, cancel, delete',
+      "e.g. `krt wfrun list --help`",
+    ],
     [["frobnicate"], 'unknown command "krt frobnicate"', "see `krt --help` for the commands"],
   ])("%p", (argv, message, hint) => {
     const got = parseError(argv as string[]);

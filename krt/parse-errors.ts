@@ -46,7 +46,8 @@ export function describeParseError(
     const typed = ["krt", ...words.slice(0, 2)].join(" ");
     const under = candidates.filter((c) => words.length > 0 && c.path[1] === words[0]);
     if (under.length > 0) {
-      const subs = under.map((c) => c.path.slice(2).join(" ")).filter(Boolean);
+      // A command with an alias path (`list`/`ls`) is a candidate once per path: name it once.
+      const subs = [...new Set(under.map((c) => c.path.slice(2).join(" ")).filter(Boolean))];
       return {
         message: `"${typed}" needs a subcommand: ${subs.join(", ")}`,
         hint: `e.g. \`${under[0]!.path.join(" ")} --help\``,
