@@ -181,10 +181,11 @@ async function createAndWatch(
   const { client, namespace: ns } = env;
   const name = body.metadata.name as string;
   const list = await client.list<Run>(path(RunResource, ns), { fieldSelector: `metadata.name=${name}` });
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
-  const onAbort = () => abort.abort();
-  env.signal.addEventListener("abort", onAbort);
+  const finished = new AbortController();
+  // AbortSignal.any also sees an interrupt that came before this call.
+  const abort = {
+    signal: AbortSignal.any([env.signal, finished.signal, AbortSignal.timeout(timeoutMs)]),
+  };
   const t0 = performance.now();
   try {
     await client.create(path(RunResource, ns), body);
@@ -218,9 +219,7 @@ async function createAndWatch(
       `is the kruntimes controller watching namespace ${ns}, with a Runtime named ${body.spec.runtime}?`,
     );
   } finally {
-    clearTimeout(timer);
-    env.signal.removeEventListener("abort", onAbort);
-    abort.abort();
+    finished.abort();
   }
 }
 

@@ -199,6 +199,7 @@ class StageWaits {
   wait(name: string, stage: Stage, signal: AbortSignal): Promise<number> {
     const at = this.seen.get(name)?.get(stage);
     if (at !== undefined) return Promise.resolve(at);
+    if (signal.aborted) return Promise.reject(signal.reason ?? new Error("aborted"));
     return new Promise((resolve, reject) => {
       const onAbort = () => reject(signal.reason ?? new Error("aborted"));
       signal.addEventListener("abort", onAbort, { once: true });

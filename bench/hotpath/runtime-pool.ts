@@ -46,10 +46,10 @@ export async function waitPoolReady(
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<void> {
-  const abort = new AbortController();
-  const onAbort = () => abort.abort();
-  signal.addEventListener("abort", onAbort);
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  const done = new AbortController();
+  // AbortSignal.any also sees an interrupt that came before this call (e.g. during createPool's
+  // POST); a listener added now would not, and the watch would then run until the timeout.
+  const abort = { signal: AbortSignal.any([signal, done.signal, AbortSignal.timeout(timeoutMs)]) };
   let last: Runtime | undefined;
   try {
     for (;;) {
@@ -81,8 +81,6 @@ export async function waitPoolReady(
       );
     throw e;
   } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
-    abort.abort();
+    done.abort();
   }
 }
