@@ -7,7 +7,7 @@ import type { ControllerOptions } from "../options.ts";
 import { ApiBinder } from "../scheduler/bind/binder.ts";
 import type { CacheListener } from "../scheduler/cache/scheduler-cache.ts";
 import { SchedulerCache } from "../scheduler/cache/scheduler-cache.ts";
-import { SchedulerMetrics } from "../scheduler/metrics.ts";
+import { pendingThatFits, SchedulerMetrics } from "../scheduler/metrics.ts";
 import { builtinRegistry, DEFAULT_PROFILE, type PluginDeps } from "../scheduler/plugins/index.ts";
 import { SchedulingQueue } from "../scheduler/queue/scheduling-queue.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
@@ -68,6 +68,10 @@ export function buildScheduler(s: SchedulerSetup): { scheduler: Scheduler; loop:
     () => queue.sizes,
     () => cache.accounts.assumedCount,
     () => cache.accounts.heldTotals(),
+    {
+      bindsInFlight: () => scheduler?.binds.size ?? 0,
+      pendingThatFits: () => pendingThatFits(queue.queued(), (rt) => cache.podsOf(rt), s.clock.now()),
+    },
   );
   scheduler = new Scheduler(
     builtinRegistry(s.plugins).build(DEFAULT_PROFILE),

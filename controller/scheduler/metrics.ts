@@ -1,5 +1,6 @@
 /** Scheduler metrics; every label set is bounded (results, plugin names, closed reasons, sources). */
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { QueuedRun } from "./queue/queued-run.ts";
 
 export interface QueueSizes {
   active: number;
@@ -22,6 +23,8 @@ export class SchedulerMetrics {
     assumed: () => number,
     /** Capacity held on pods by resource name (Runtime capacity names: few, set by admins). */
     held?: () => Record<string, number>,
+    /** Whether the scheduler keeps up: binds in flight, and queued Runs that free capacity could take now. */
+    lag?: { bindsInFlight: () => number; pendingThatFits: () => number },
   ) {
     this.cycle = new Histogram({
       name: "kruntimes_scheduler_cycle_duration_seconds",
@@ -97,5 +100,88 @@ export class SchedulerMetrics {
           for (const [resource, n] of Object.entries(held())) this.set({ resource }, n);
         },
       });
+    if (lag) {
+      new Gauge({
+        name: "kruntimes_scheduler_binds_in_flight",
+        help: "Bind patches in flight (bounded by --bind-concurrency).",
+        registers: [registry],
+        collect() {
+          this.set(lag.bindsInFlight());
+        },
+      });
+      new Gauge({
+        name: "kruntimes_scheduler_pending_fitting_runs",
+        help: "Queued Runs (active or parked, not backing off) that free capacity on an available pod of their Runtime could take right now, placed greedily; Run affinity and workspaces are not checked. Staying above 0 means the scheduler lags behind freed capacity.",
+        registers: [registry],
+        collect() {
+          this.set(lag.pendingThatFits());
+        },
+      });
+    }
   }
+}
+
+/** What `pendingThatFits` reads of a pod (a PodInfo). */
+export interface FitPod {
+  readonly capacity: Readonly<Record<string, number>>;
+  readonly sealed: boolean;
+  readonly occupied: boolean;
+  free(name: string): number;
+  isAvailable(nowMs: number): boolean;
+}
+
+/**
+ * Queued Runs that free capacity could take now: each Run (active or parked; backing-off ones
+ * wait for their time) is placed on the first available pod of its Runtime with room, and that
+ * room is used up, as the scheduler would. A Runtime whose pods have no room left is skipped at
+ * once, so a large backlog on full pods costs one pass over the queue.
+ */
+export function pendingThatFits(
+  queued: Iterable<Pick<QueuedRun, "runtimeKey" | "names" | "amounts" | "exclusive" | "state">>,
+  podsOf: (runtimeKey: string) => readonly FitPod[],
+  nowMs: number,
+): number {
+  interface Room {
+    free: Record<string, number>;
+    whole: boolean;
+  }
+  const rooms = new Map<string, Room[]>();
+  const roomsOf = (runtimeKey: string): Room[] => {
+    let r = rooms.get(runtimeKey);
+    if (r) return r;
+    r = [];
+    for (const p of podsOf(runtimeKey)) {
+      if (p.sealed || !p.isAvailable(nowMs)) continue;
+      const free: Record<string, number> = {};
+      let any = false;
+      for (const name of Object.keys(p.capacity)) {
+        free[name] = p.free(name);
+        if ((free[name] as number) > 0) any = true;
+      }
+      if (any) r.push({ free, whole: !p.occupied });
+    }
+    rooms.set(runtimeKey, r);
+    return r;
+  };
+  let fits = 0;
+  for (const qr of queued) {
+    if (qr.state === "backoff" || qr.state === "out") continue;
+    const r = roomsOf(qr.runtimeKey);
+    if (r.length === 0) continue;
+    const i = r.findIndex((room) =>
+      qr.exclusive ? room.whole : qr.names.every((n, k) => (room.free[n] ?? 0) >= (qr.amounts[k] as number)),
+    );
+    if (i < 0) continue;
+    fits++;
+    const room = r[i] as Room;
+    room.whole = false;
+    if (qr.exclusive) room.free = {};
+    else
+      for (let k = 0; k < qr.names.length; k++) {
+        const n = qr.names[k] as string;
+        room.free[n] = (room.free[n] ?? 0) - (qr.amounts[k] as number);
+      }
+    if (!Object.values(room.free).some((v) => v > 0)) r.splice(i, 1);
+  }
+  return fits;
 }
