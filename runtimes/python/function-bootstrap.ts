@@ -159,6 +159,10 @@ def _kruntime_worker():
         sys.stdout, sys.stderr = real_out, real_err
         f = failure(exc, 1)
         send(logs({"k": "fail", "error": f["t"] + ": " + f["m"] + "\n" + f["b"]}))
+        # Stay until the server hangs up (it kills us once it has the frame): exiting now would
+        # race our exit against the frame, and the server could see only "exited while loading".
+        while os.read(rfd, 65536):
+            pass
         return
     sys.stdout, sys.stderr = real_out, real_err
     send(logs({"k": "ready"}))
