@@ -55,6 +55,8 @@ export function sessionListingSuite(ctx: SuiteContext): void {
 
     for (const count of [3, 1000, 10_000]) {
       for (const size of [1, 7, SessionLimits.maxListLimit]) {
+        // 10,000 one-entry pages (10,000 calls, ~8 s a language) prove nothing 1,000 do not.
+        if (count / size > 2000) continue;
         test(`${count} entries in pages of ${size}: each once, in byte order`, async () => {
           const { names, pages } = await listAll(s, `d${count}`, size);
           expect(names).toEqual(expected.get(`d${count}`)!);
