@@ -223,6 +223,7 @@ try {
 
   // The watch the counts come from.
   const tally = new PhaseTally();
+  let benchRelists = 0;
   const endedAt = new Map<string, number>();
   const observe = (r: Run) => {
     const name = r.metadata.name as string;
@@ -233,6 +234,10 @@ try {
     add: observe,
     update: observe,
     delete: (r) => tally.remove(r.metadata.name as string),
+    relisted: () => {
+      benchRelists++;
+      log("the benchmark's Run watch expired and relisted");
+    },
     error: (e) => log(`watch error: ${String(e).slice(0, 200)}`),
   });
   informer.start();
@@ -248,7 +253,8 @@ try {
   // Baselines.
   const apiserverMetrics = async () =>
     (await client.request<Response>("GET", "/metrics", { raw: true, timeoutMs: 60_000 })).text();
-  const costsBefore = parseRequestCosts(await apiserverMetrics());
+  const apiText0 = await apiserverMetrics();
+  const costsBefore = parseRequestCosts(apiText0);
   const roots = new Map<number, string>([
     [cluster.info.pid, "local cluster supervisor"],
     [ctl.pid, "kruntimes controller"],
@@ -360,7 +366,29 @@ try {
   }
   await creates;
   const loadAfter = readFileSync("/proc/loadavg", "utf8").trim();
-  const costs = diffRequestCosts(costsBefore, parseRequestCosts(await apiserverMetrics()));
+  const apiText1 = await apiserverMetrics();
+  const costs = diffRequestCosts(costsBefore, parseRequestCosts(apiText1));
+  // Signs of an apiserver past its limit: watchers it closed for falling behind, requests APF refused.
+  const apiCounter = (name: string) => metricValue(apiText1, name, "*") - metricValue(apiText0, name, "*");
+  const byResource = (text: string) => {
+    const m = new Map<string, number>();
+    for (const x of text.matchAll(
+      /^apiserver_terminated_watchers_total\{[^}]*resource="([^"]*)"[^}]*\} (\S+)$/gm,
+    ))
+      m.set(x[1] as string, (m.get(x[1] as string) ?? 0) + Number(x[2]));
+    return m;
+  };
+  const tw0 = byResource(apiText0);
+  const terminatedByResource = Object.fromEntries(
+    [...byResource(apiText1)]
+      .map(([r, n]) => [r, n - (tw0.get(r) ?? 0)])
+      .filter(([, n]) => (n as number) > 0),
+  );
+  const apiStress = {
+    terminatedWatchers: apiCounter("apiserver_terminated_watchers_total"),
+    terminatedByResource,
+    flowcontrolRejected: apiCounter("apiserver_flowcontrol_rejected_requests_total"),
+  };
 
   // Verdicts: the API's final word (one list), the ledger, the series.
   const list = await client.list<Run>(path(RunResource, ns));
@@ -387,6 +415,15 @@ try {
     .sort((x, y) => x - y);
   const ms = (q: number) => (quantile(latencies, q) / 1000).toFixed(2);
 
+  // The controller's warnings and errors, by message.
+  const ctlWarnings = new Map<string, number>();
+  for (const line of ctl.log().split("\n")) {
+    if (!line.startsWith("{")) continue;
+    try {
+      const j = JSON.parse(line) as { level?: number; msg?: string };
+      if ((j.level ?? 0) >= 40) ctlWarnings.set(j.msg ?? "?", (ctlWarnings.get(j.msg ?? "?") ?? 0) + 1);
+    } catch {}
+  }
   const sc = sum.scheduler;
   const ok = {
     allSucceeded: (phases.Succeeded ?? 0) === runs,
@@ -463,13 +500,29 @@ try {
     "",
     "## Apiserver requests in the window",
     "",
-    "kube-apiserver's `apiserver_request_duration_seconds`, diffed around the burst (WATCH excluded).",
+    `kube-apiserver's \`apiserver_request_duration_seconds\`, diffed around the burst (WATCH excluded). In the same window it closed ${apiStress.terminatedWatchers} watchers for falling behind (\`apiserver_terminated_watchers_total\`${
+      Object.keys(terminatedByResource).length > 0
+        ? `: ${Object.entries(terminatedByResource)
+            .map(([r, n]) => `${r} ${n}`)
+            .join(", ")}`
+        : ""
+    }) and API Priority and Fairness rejected ${apiStress.flowcontrolRejected} requests; the benchmark's own Run watch had to relist ${benchRelists} times (its resume point had left the watch cache).`,
     "",
     "| request | count | mean ms | total s |",
     "| ------- | ----: | ------: | ------: |",
     ...costs
       .slice(0, 12)
       .map((r) => `| ${r.key} | ${r.count} | ${r.meanMs.toFixed(1)} | ${r.seconds.toFixed(1)} |`),
+    "",
+    `The controller logged ${
+      ctlWarnings.size === 0
+        ? "no warnings or errors"
+        : `warnings/errors: ${[...ctlWarnings]
+            .sort((x, y) => y[1] - x[1])
+            .slice(0, 8)
+            .map(([m, n]) => `"${m}" ×${n}`)
+            .join(", ")}`
+    } (log: \`${ctl.logFile}\`).`,
     "",
     ...(notSucceeded.length > 0
       ? ["Runs not Succeeded (first 20):", "", ...notSucceeded.slice(0, 20).map((x) => `- ${x}`), ""]
@@ -504,6 +557,8 @@ try {
           ledger: { ...lv, missing: lv.missing.slice(0, 100) },
           latencySeconds: { p50: ms(0.5), p90: ms(0.9), p99: ms(0.99), max: ms(1) },
           apiserverRequests: costs,
+          apiserverStress: apiStress,
+          controllerWarnings: Object.fromEntries(ctlWarnings),
           samples,
         },
         null,
@@ -513,8 +568,11 @@ try {
     log(`wrote ${a.out} and ${json}`);
   }
 } catch (e) {
-  console.error(e);
-  if (ctl) console.error(`controller log: ${ctl.logFile}`);
+  // After Ctrl-C the cluster goes down under whatever was in flight: that error is no news.
+  if (!cleaning) {
+    console.error(e);
+    if (ctl) console.error(`controller log: ${ctl.logFile}`);
+  }
   exitCode = 1;
 } finally {
   await cleanup();
