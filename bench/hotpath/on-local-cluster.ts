@@ -3,7 +3,7 @@
  * controller process for a fresh namespace (runtimed and the Runtime Server run as the pods'
  * containers), runs the compiled krt's bench there with the given flags, then stops the
  * controller and deletes the namespace.
- * Usage: KUBECONFIG=… bun bench/hotpath/on-local-cluster.ts [krt bench flags…]
+ * Usage: KUBECONFIG=… [KRT_CONTROLLER_FLAGS="--flag=v …"] bun bench/hotpath/on-local-cluster.ts [krt bench flags…]
  */
 import { join } from "node:path";
 import { KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
@@ -26,7 +26,9 @@ const build = Bun.spawnSync(["bash", join(ROOT, "krt", "build.sh"), bin], {
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 await installCrds(client);
 const ns = await testNamespace(client, "krt-bench");
-const controller = startController({ namespace: ns.name, kubeconfig, runtimed: "real" });
+// KRT_CONTROLLER_FLAGS: extra controller flags, space-separated (e.g. --bind-concurrency=64).
+const flags = (process.env.KRT_CONTROLLER_FLAGS ?? "").split(" ").filter(Boolean);
+const controller = startController({ namespace: ns.name, kubeconfig, runtimed: "real", flags });
 let code = 1;
 const stop = async () => {
   controller.kill();
