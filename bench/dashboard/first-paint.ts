@@ -19,6 +19,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { RunResource } from "@kruntimes/api";
 import { type ClusterConnection, KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
+import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { startDashboard } from "../../dashboard/server/dashboard.ts";
 import { dashboardLogger } from "../../dashboard/server/log.ts";
 import { launchChromium } from "../../test/e2e/docs-site-support.ts";
@@ -126,6 +127,19 @@ const conn: ClusterConnection = standin
   ? { server: `http://127.0.0.1:${standin.port}`, namespace: "bench" }
   : loadKubeconfigFile(kubeconfig as string);
 const client = new KubeClient(conn);
+if (!standin) {
+  // A fresh cluster has no kruntimes CRDs yet (the chart or the controller's tests install them).
+  await installCrds(client);
+  for (let i = 0; ; i++) {
+    const ok = await client.list(path(RunResource)).then(
+      () => true,
+      () => false,
+    );
+    if (ok) break;
+    if (i === 100) throw new Error("the Run API did not start serving within 10 s");
+    await Bun.sleep(100);
+  }
+}
 const ns = standin
   ? "bench"
   : (
@@ -215,7 +229,7 @@ try {
 
 Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Bun ${Bun.version}, Chromium (Debian) headless
 (--headless --no-sandbox --disable-gpu --disable-background-networking), viewport 1280×900.
-${standin ? "Apiserver: a stand-in in the bench process serving the Runs from memory (`--apiserver standin`): the dashboard's and the browser's share alone." : "Cluster: the shared local cluster (real kube-apiserver + etcd on this machine, other suites running)."}
+${standin ? "Apiserver: a stand-in in the bench process serving the Runs from memory (`--apiserver standin`): the dashboard's and the browser's share alone." : "Cluster: the cluster KUBECONFIG names (on the local cluster: a real kube-apiserver + etcd on this machine)."}
 Parameters: ${N} Runs in one namespace (phases ${[...new Set(PHASES)].join(", ")}; ${standin ? "statuses as the controller and runtimed write them" : "status written through the status subresource"}), ${ROUNDS} rounds, a fresh browser context per round (no cache), the dashboard in
 local mode on 127.0.0.1 (\`bun bench/dashboard/first-paint.ts --runs ${N} --rounds ${ROUNDS} --apiserver ${values.apiserver}\`).
 
@@ -231,7 +245,7 @@ local mode on 127.0.0.1 (\`bun bench/dashboard/first-paint.ts --runs ${N} --roun
 Raw (ms): first rows ${firstRows.map((x) => x.toFixed(0)).join(", ")}; all rows ${rows.map((x) => x.toFixed(0)).join(", ")}; fcp ${fcp.map((x) => x.toFixed(0)).join(", ")}; stream first page ${server.map((x) => x.toFixed(0)).join(", ")}; stream all ${serverAll.map((x) => x.toFixed(0)).join(", ")}.
 Load average at the end: ${loadavg()
     .map((x) => x.toFixed(1))
-    .join(", ")} (other suites share the machine).
+    .join(", ")}.
 ${standin ? "" : `Creating the ${N} Runs (create + status patch, 32 at a time) took ${(createMs / 1000).toFixed(1)} s.`}
 `;
   process.stdout.write(report);
