@@ -34,23 +34,31 @@ step "chaos (its own local cluster)"
 KRT_CHAOS=1 bun test --timeout 600000 ./test/chaos
 
 step "integration and e2e tests"
-if [[ -z "${KUBECONFIG:-}" ]]; then
-  export KRT_CLUSTER_DIR="${KRT_CLUSTER_DIR:-$(mktemp -d /tmp/krt-test-cluster.XXXXXX)}"
-  trap 'bun test/localcluster/main.ts down || true' EXIT
-  # Two nodes, so placement, a node's lost pods and scaling cross nodes (docs/local-cluster.md).
-  bun test/localcluster/main.ts up --nodes "${KRT_NODES:-2}"
-  KUBECONFIG="$(bun -e 'console.log(JSON.parse(require("fs").readFileSync(process.env.KRT_CLUSTER_DIR + "/cluster.json","utf8")).kubeconfig)')"
-  export KUBECONFIG
-fi
 # helm for the chart tests and grpcurl for the gateway tests (built from the Go module proxy,
-# cached by version).
-bash test/localcluster/build/build-binaries.sh helm
-bash test/localcluster/build/build-binaries.sh grpcurl
-# cosign and syft for the release suites (scripts/release.sh; cached by version like the others).
-bash test/localcluster/build/build-binaries.sh cosign
-bash test/localcluster/build/build-binaries.sh syft
+# cached by version); cosign and syft for the release suites (scripts/release.sh).
+for b in helm grpcurl cosign syft; do bash test/localcluster/build/build-binaries.sh "$b"; done
 suites=()
 for d in test/integration test/e2e; do if [[ -d $d ]]; then suites+=("./$d"); fi; done
-if ((${#suites[@]})); then
+((${#suites[@]})) || exit 0
+if [[ -n "${KUBECONFIG:-}" ]]; then
+  # A cluster of the caller's: the suites one after another in one process.
   bun test --timeout 300000 "${suites[@]}"
+  exit 0
 fi
+# Local clusters of our own, KRT_E2E_CLUSTERS of them (default 2), each with two nodes (placement,
+# a node's lost pods and scaling cross nodes: docs/local-cluster.md) and its own pod address range;
+# scripts/run-suites.ts runs one test file at a time on each (README, "Tests").
+base="${KRT_CLUSTER_DIR:-$(mktemp -d /tmp/krt-test-cluster.XXXXXX)}"
+dirs=()
+down() { for d in "${dirs[@]}"; do KRT_CLUSTER_DIR="$d" bun test/localcluster/main.ts down || true; done; }
+trap down EXIT
+for i in $(seq 1 "${KRT_E2E_CLUSTERS:-2}"); do
+  dir="$base/cluster-$i"
+  mkdir -p "$dir"
+  dirs+=("$dir")
+  KRT_CLUSTER_DIR="$dir" KRT_POD_IP_RANGE="127.$((i == 1 ? 1 : 5 + i)).0.0/16" \
+    bun test/localcluster/main.ts up --nodes "${KRT_NODES:-2}"
+done
+args=()
+for d in "${dirs[@]}"; do args+=(--cluster "$d"); done
+bun scripts/run-suites.ts "${args[@]}" "${suites[@]}"

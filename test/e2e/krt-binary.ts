@@ -17,9 +17,14 @@ import { type ProcessResult, runProcess } from "../support/process.ts";
 const ROOT = join(import.meta.dir, "..", "..");
 let built: Promise<string> | undefined;
 
-/** Builds dist krt into a temp dir (once per process) and returns its path. */
+/**
+ * Builds dist krt into a temp dir (once per process) and returns its path; KRT_E2E_KRT names one
+ * built already (scripts/run-suites.ts builds it once for all its test processes).
+ */
 export function buildKrt(): Promise<string> {
   built ??= (async () => {
+    const prebuilt = process.env.KRT_E2E_KRT;
+    if (prebuilt && existsSync(prebuilt)) return prebuilt;
     const bin = join(mkdtempSync(join(tmpdir(), "krt-e2e-")), "krt");
     const p = Bun.spawn(["bash", join(ROOT, "krt", "build.sh"), bin], { stdout: "pipe", stderr: "pipe" });
     if ((await p.exited) !== 0)
