@@ -17,7 +17,11 @@
  *   bun bench/scale/main.ts [--runs 10000] [--pods 20] [--slots 8] [--nodes 2] [--concurrency 64]
  *                           [--sample-ms 1000] [--table-seconds 5] [--timeout-minutes 45]
  *                           [--cluster-dir /tmp/krt-scale] [--pod-ip-range 127.5.0.0/16]
- *                           [--out bench/results/scale-<date>.md]
+ *                           [--heartbeat-flowschema] [--out bench/results/scale-<date>.md]
+ *
+ * --heartbeat-flowschema: an experiment — a FlowSchema puts runtimed's heartbeat Lease requests
+ * in API Priority and Fairness's `leader-election` priority level instead of `workload-low`,
+ * where every other request of a service account (the Run status writes) queues.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, homedir, totalmem } from "node:os";
@@ -39,11 +43,13 @@ import { judgeLedger } from "./ledger.ts";
 import { CpuAccount, machineCpu, NOT_OURS, REAPED, scanProc } from "./procs.ts";
 import {
   compactRows,
+  diffBy,
   metricValue,
   PhaseTally,
   quantile,
   type Sample,
   schedulerFromMetrics,
+  sumBy,
   summarize,
 } from "./series.ts";
 
@@ -60,6 +66,7 @@ const { values: a } = parseArgs({
     "timeout-minutes": { type: "string", default: "45" },
     "cluster-dir": { type: "string", default: "/tmp/krt-scale" },
     "pod-ip-range": { type: "string", default: "127.5.0.0/16" },
+    "heartbeat-flowschema": { type: "boolean", default: false },
     out: { type: "string" },
   },
 });
@@ -72,6 +79,7 @@ const sampleMs = Number(a["sample-ms"]);
 const tableSeconds = Number(a["table-seconds"]);
 const timeoutMs = Number(a["timeout-minutes"]) * 60_000;
 const dir = resolve(a["cluster-dir"] as string);
+const heartbeatFlowSchema = a["heartbeat-flowschema"] === true;
 const MiB = 1024 * 1024;
 const RSS_LIMIT = 200 * MiB;
 const mib = (b: number) => (b / MiB).toFixed(1);
@@ -191,6 +199,35 @@ try {
       labelSelector: { matchLabels: { "kruntimes.io/runtime": "bash" } },
     },
   ];
+  if (heartbeatFlowSchema) {
+    // runtimed's service account (`<runtime>-runtimed`) renewing its Leases: leader-election level.
+    await client.create("/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas", {
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1",
+      kind: "FlowSchema",
+      metadata: { name: "kruntimes-runtimed-heartbeats" },
+      spec: {
+        priorityLevelConfiguration: { name: "leader-election" },
+        matchingPrecedence: 500,
+        distinguisherMethod: { type: "ByUser" },
+        rules: [
+          {
+            subjects: [{ kind: "ServiceAccount", serviceAccount: { name: "bash-runtimed", namespace: ns } }],
+            resourceRules: [
+              {
+                verbs: ["get", "create", "update", "patch"],
+                apiGroups: ["coordination.k8s.io"],
+                resources: ["leases"],
+                namespaces: [ns],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    log(
+      "FlowSchema kruntimes-runtimed-heartbeats: runtimed's Lease requests → priority level leader-election",
+    );
+  }
   await createRuntime(client, ns, rt);
   const t0pods = Date.now();
   for (let lastLog = Date.now(); ; await Bun.sleep(1000)) {
@@ -253,6 +290,17 @@ try {
   // Baselines.
   const apiserverMetrics = async () =>
     (await client.request<Response>("GET", "/metrics", { raw: true, timeoutMs: 60_000 })).text();
+  const runtimedMetrics = async () =>
+    (
+      await Promise.all(
+        (podList as Pod[]).map((p) =>
+          fetch(`http://${p.status?.podIP}:8081/metrics`)
+            .then((r) => r.text())
+            .catch(() => ""),
+        ),
+      )
+    ).join("\n");
+  const rtText0 = await runtimedMetrics();
   const apiText0 = await apiserverMetrics();
   const costsBefore = parseRequestCosts(apiText0);
   const roots = new Map<number, string>([
@@ -352,7 +400,7 @@ try {
       const share = (g: string) =>
         (((s.cpu[g] ?? 0) - (prev.cpu[g] ?? 0)) / Math.max(1e-9, s.t - prev.t)) * 100;
       log(
-        `t=${s.t.toFixed(0)}s created ${s.created}/${runs}, Pending ${s.counts.pending}, Scheduled/Running ${s.counts.running}, Succeeded ${s.counts.succeeded}, Failed ${s.counts.failed} (${rate.toFixed(1)}/s); ` +
+        `t=${s.t.toFixed(0)}s created ${s.created}/${runs}, Pending ${s.counts.pending}, Scheduled/Running ${s.counts.running}, Succeeded ${s.counts.succeeded}, Failed ${s.counts.failed} (${rate.toFixed(1)}/s), terminal flips ${tally.flips.length}; ` +
           `controller rss ${mib(s.controller.rssBytes)} MiB heap ${mib(s.controller.heapBytes)} MiB; queue a/p/b ${s.scheduler.active}/${s.scheduler.parked}/${s.scheduler.backoff}, fits ${s.scheduler.pendingThatFits}, binds ${s.scheduler.bindsInFlight}, held ${s.scheduler.held}; ` +
           `CPU % apiserver ${share("kube-apiserver").toFixed(0)} etcd ${share("etcd").toFixed(0)} controller ${share("kruntimes controller").toFixed(0)} runtimed ${share("runtimed").toFixed(0)} Runtime Server ${share("Runtime Server").toFixed(0)} not ours ${share(NOT_OURS).toFixed(0)}`,
       );
@@ -367,6 +415,40 @@ try {
   await creates;
   const loadAfter = readFileSync("/proc/loadavg", "utf8").trim();
   const apiText1 = await apiserverMetrics();
+  const rtText1 = await runtimedMetrics();
+  const ctlText1 = await ctlMetrics().catch(() => "");
+  const recovery = sumBy(ctlText1, "kruntimes_recovery_total", ["reason", "action"]);
+  const renewals = diffBy(
+    sumBy(rtText0, "kruntimes_runtimed_lease_renewals_total", ["result"]),
+    sumBy(rtText1, "kruntimes_runtimed_lease_renewals_total", ["result"]),
+  );
+  const statusWrites = diffBy(
+    sumBy(rtText0, "kruntimes_runtimed_status_writes_total", ["kind", "result"]),
+    sumBy(rtText1, "kruntimes_runtimed_status_writes_total", ["kind", "result"]),
+  );
+  // API Priority and Fairness: time requests queued before they ran, by priority level.
+  const apf = (text: string, what: "sum" | "count" | "bucket") =>
+    sumBy(
+      text,
+      `apiserver_flowcontrol_request_wait_duration_seconds_${what}`,
+      what === "bucket" ? ["priority_level", "le"] : ["priority_level"],
+      { execute: "true" },
+    );
+  const apfSum = diffBy(apf(apiText0, "sum"), apf(apiText1, "sum"));
+  const apfCount = diffBy(apf(apiText0, "count"), apf(apiText1, "count"));
+  const apfBuckets = diffBy(apf(apiText0, "bucket"), apf(apiText1, "bucket"));
+  const apfRows = [...apfCount]
+    .sort((x, y) => (apfSum.get(y[0]) ?? 0) - (apfSum.get(x[0]) ?? 0))
+    .map(([level, count]) => {
+      const over = (le: string) => count - (apfBuckets.get(`${level}/${le}`) ?? 0);
+      return {
+        level,
+        count,
+        meanMs: (1000 * (apfSum.get(level) ?? 0)) / count,
+        over1s: over("1"),
+        over5s: over("5"),
+      };
+    });
   const costs = diffRequestCosts(costsBefore, parseRequestCosts(apiText1));
   // Signs of an apiserver past its limit: watchers it closed for falling behind, requests APF refused.
   const apiCounter = (name: string) => metricValue(apiText1, name, "*") - metricValue(apiText0, name, "*");
@@ -429,6 +511,7 @@ try {
     allSucceeded: (phases.Succeeded ?? 0) === runs,
     noneLost: notInApi.length === 0 && lv.missing.length === 0 && createFailures === 0,
     noneDoubled: lv.doubled.length === 0 && lv.retried.length === 0,
+    terminalPhasesFinal: tally.flips.length === 0,
     rss: sum.controllerRssMax <= RSS_LIMIT,
     schedulerDecisionsNotTheBottleneck:
       sc.busyShare < 0.05 && sc.maxIntervalBusyShare < 0.25 && sc.fitsWhileBindSlotsFreeShare < 0.05,
@@ -444,6 +527,7 @@ try {
       .join(", ")}`,
     `None lost: ${v(ok.noneLost)} — ${notInApi.length} created names missing from the API, ${lv.missing.length} missing from the ledger, ${createFailures} creates failed for good (${createRetries} create retries, ${alreadyExisted} found existing on a retry)`,
     `None doubled: ${v(ok.noneDoubled)} — ledger ${lv.lines} lines for ${runs} Runs; ${lv.doubled.length} lines written twice, ${lv.retried.length} names with several attempts, ${lv.unknown.length} unknown names`,
+    `Terminal phases final: ${v(ok.terminalPhasesFinal)} — ${tally.flips.length} Runs the watch saw ended whose phase then changed${tally.flips.length > 0 ? ` (first: ${tally.flips.slice(0, 3).join("; ")})` : ""}; the controller's recovery took back ${[...recovery].map(([k, n]) => `${n} (${k})`).join(", ") || "none"}; runtimed's heartbeat renewals: ${[...renewals].map(([k, n]) => `${k} ${n}`).join(", ")}`,
     `Controller RSS ≤ 200 MiB: ${v(ok.rss)} — max ${mib(sum.controllerRssMax)} MiB (JS heap max ${mib(sum.controllerHeapMax)} MiB)`,
     `Scheduler decisions not the bottleneck: ${v(ok.schedulerDecisionsNotTheBottleneck)} — ${sc.cycles} cycles took ${sc.cycleSeconds.toFixed(3)} s in all (mean ${sc.meanCycleMicros.toFixed(0)} µs): busy ${pct(sc.busyShare)} of the wall time, at most ${pct(sc.maxIntervalBusyShare)} in one ${sampleMs / 1000} s interval; queued Runs that free capacity could take (\`kruntimes_scheduler_pending_fitting_runs\`) above 0 in ${pct(sc.pendingThatFitsNonZeroShare)} of the samples while Runs were Pending (max ${sc.pendingThatFitsMax}), with a bind slot free in ${pct(sc.fitsWhileBindSlotsFreeShare)}; all 32 bind slots in use in ${pct(sc.bindSlotsFullShare)} of them, mean bind (one status PATCH) ${sc.meanBindMs.toFixed(0)} ms`,
     `Throughput: ${sum.throughput.toFixed(1)} Runs/s overall (${runs} in ${sum.wallSeconds.toFixed(0)} s from the first create; all created after ${sum.createSeconds.toFixed(0)} s); ${sum.steadyThroughput.toFixed(1)} Runs/s at steady state (10 %→90 % Succeeded, t = ${sum.steadyWindow[0].toFixed(0)}–${sum.steadyWindow[1].toFixed(0)} s)`,
@@ -477,7 +561,7 @@ try {
     `# Scale: ${runs} Runs in one burst — ${new Date().toISOString().slice(0, 10)}`,
     "",
     `Machine: ${machine}; load average before ${loadBefore}, after ${loadAfter}.`,
-    `Parameters: ${runs} Runs (bash, \`echo "$KRUNTIME_RUN_NAME $KRUNTIME_ATTEMPT" >> ledger\`), created ${concurrency} at a time; Runtime \`bash\` of ${pods} pods × ${slots} slots on ${nodes} node agents (local cluster of its own); controller with its default flags (bind concurrency 32, waiting reason after 1 s, scheduled-start timeout 30 s), real runtimed; sampled every ${sampleMs} ms.`,
+    `Parameters${heartbeatFlowSchema ? " (experiment: runtimed's heartbeat Leases in APF priority level leader-election)" : ""}: ${runs} Runs (bash, \`echo "$KRUNTIME_RUN_NAME $KRUNTIME_ATTEMPT" >> ledger\`), created ${concurrency} at a time; Runtime \`bash\` of ${pods} pods × ${slots} slots on ${nodes} node agents (local cluster of its own); controller with its default flags (bind concurrency 32, waiting reason after 1 s, scheduled-start timeout 30 s), real runtimed; sampled every ${sampleMs} ms.`,
     "",
     "Pods per node:",
     "",
@@ -513,6 +597,16 @@ try {
     ...costs
       .slice(0, 12)
       .map((r) => `| ${r.key} | ${r.count} | ${r.meanMs.toFixed(1)} | ${r.seconds.toFixed(1)} |`),
+    "",
+    "## Heartbeats, recovery and API Priority and Fairness",
+    "",
+    `FlowSchema for runtimed's heartbeats: ${heartbeatFlowSchema ? "**applied** (runtimed's Lease requests in priority level `leader-election`)" : "none (the cluster's defaults: a service account's requests are in `workload-low`)"}. runtimed's heartbeat renewals: ${[...renewals].map(([k, n]) => `${k} ${n}`).join(", ")} (a renewal times out after 5 s; the controller takes a pod's Runs back after 15 s without one). Recovery (\`kruntimes_recovery_total\`): ${[...recovery].map(([k, n]) => `${k} ${n}`).join(", ") || "nothing"}. runtimed's status writes: ${[...statusWrites].map(([k, n]) => `${k} ${n}`).join(", ")}.`,
+    "",
+    "Time requests waited in API Priority and Fairness queues in the window (`apiserver_flowcontrol_request_wait_duration_seconds`, executed requests), by priority level:",
+    "",
+    "| priority level | requests | mean wait ms | waited > 1 s | waited > 5 s |",
+    "| -------------- | -------: | -----------: | -----------: | -----------: |",
+    ...apfRows.map((r) => `| ${r.level} | ${r.count} | ${r.meanMs.toFixed(1)} | ${r.over1s} | ${r.over5s} |`),
     "",
     `The controller logged ${
       ctlWarnings.size === 0
@@ -558,6 +652,12 @@ try {
           latencySeconds: { p50: ms(0.5), p90: ms(0.9), p99: ms(0.99), max: ms(1) },
           apiserverRequests: costs,
           apiserverStress: apiStress,
+          heartbeatFlowSchema,
+          terminalFlips: tally.flips,
+          recovery: Object.fromEntries(recovery),
+          runtimedLeaseRenewals: Object.fromEntries(renewals),
+          runtimedStatusWrites: Object.fromEntries(statusWrites),
+          apf: apfRows,
           controllerWarnings: Object.fromEntries(ctlWarnings),
           samples,
         },

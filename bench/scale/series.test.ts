@@ -2,11 +2,13 @@ import { describe, expect, test } from "bun:test";
 import {
   bucketOf,
   compactRows,
+  diffBy,
   metricValue,
   PhaseTally,
   quantile,
   type Sample,
   schedulerFromMetrics,
+  sumBy,
   summarize,
   timeReaching,
   UNATTRIBUTED,
@@ -63,6 +65,20 @@ describe("scale series", () => {
     t.remove("zz");
     expect(t.snapshot()).toEqual({ pending: 0, running: 0, succeeded: 1, failed: 0 });
     expect(t.seen).toBe(1);
+    expect(t.flips).toEqual([]);
+  });
+
+  test("PhaseTally records a terminal phase that changes (recovery's Failed overwritten by a late Succeeded)", () => {
+    const t = new PhaseTally();
+    t.set("a", "Scheduled");
+    t.set("a", "Failed");
+    t.set("a", "Succeeded");
+    t.set("b", "Succeeded");
+    t.set("b", "Succeeded");
+    t.set("c", "Failed");
+    t.set("c", "Timeout");
+    expect(t.flips).toEqual(["a: Failed → Succeeded", "c: Failed → Timeout"]);
+    expect(t.snapshot()).toEqual({ pending: 0, running: 0, succeeded: 2, failed: 1 });
   });
 
   test("metric values: exact labels, unlabelled, or summed over all series", () => {
@@ -96,6 +112,42 @@ describe("scale series", () => {
       bindSeconds: 2,
       binds: 40,
     });
+  });
+
+  test("sumBy: sums by label values, filtered; diffBy: after − before", () => {
+    const text = [
+      'apiserver_flowcontrol_request_wait_duration_seconds_sum{execute="true",flow_schema="service-accounts",priority_level="workload-low"} 12.5',
+      'apiserver_flowcontrol_request_wait_duration_seconds_sum{execute="false",flow_schema="service-accounts",priority_level="workload-low"} 99',
+      'apiserver_flowcontrol_request_wait_duration_seconds_sum{execute="true",flow_schema="exempt",priority_level="exempt"} 0.5',
+      'apiserver_flowcontrol_request_wait_duration_seconds_sum{execute="true",flow_schema="other",priority_level="exempt"} 0.25',
+      'kruntimes_recovery_total{reason="PodUnhealthy",action="failed"} 59',
+    ].join("\n");
+    const wait = sumBy(text, "apiserver_flowcontrol_request_wait_duration_seconds_sum", ["priority_level"], {
+      execute: "true",
+    });
+    expect([...wait]).toEqual([
+      ["workload-low", 12.5],
+      ["exempt", 0.75],
+    ]);
+    expect([...sumBy(text, "kruntimes_recovery_total", ["reason", "action"])]).toEqual([
+      ["PodUnhealthy/failed", 59],
+    ]);
+    expect([
+      ...diffBy(
+        new Map([
+          ["a", 1],
+          ["b", 2],
+        ]),
+        new Map([
+          ["a", 1],
+          ["b", 5],
+          ["c", 1],
+        ]),
+      ),
+    ]).toEqual([
+      ["b", 3],
+      ["c", 1],
+    ]);
   });
 
   test("timeReaching interpolates between samples; quantile is nearest-rank", () => {

@@ -22,15 +22,24 @@ export function bucketOf(phase: string | undefined): Bucket {
   return "pending";
 }
 
-/** Counts by bucket, kept up to date per watch event in O(1). */
+/**
+ * Counts by bucket, kept up to date per watch event in O(1). A terminal phase is final: a Run
+ * seen ended whose phase then changes is recorded in `flips` (`<name>: <phase> → <phase>`).
+ */
 export class PhaseTally {
   private readonly byName = new Map<string, Bucket>();
+  private readonly phases = new Map<string, string>();
   readonly counts: Counts = { pending: 0, running: 0, succeeded: 0, failed: 0 };
+  readonly flips: string[] = [];
 
   /** Records the Run's phase; returns its bucket when it changed (undefined when not). */
   set(name: string, phase: string | undefined): Bucket | undefined {
     const b = bucketOf(phase);
     const old = this.byName.get(name);
+    const oldPhase = this.phases.get(name);
+    if (phase !== undefined) this.phases.set(name, phase);
+    if ((old === "succeeded" || old === "failed") && oldPhase !== phase)
+      this.flips.push(`${name}: ${oldPhase} → ${phase ?? "(none)"}`);
     if (old === b) return undefined;
     if (old) this.counts[old]--;
     this.counts[b]++;
@@ -43,6 +52,7 @@ export class PhaseTally {
     if (!old) return;
     this.counts[old]--;
     this.byName.delete(name);
+    this.phases.delete(name);
   }
 
   get seen(): number {
@@ -105,6 +115,44 @@ export function metricValue(text: string, name: string, labels = ""): number {
     }
   }
   return found ? sum : 0;
+}
+
+/**
+ * Prometheus text → sum of the series of `name` by the values of `keys` (joined with "/"), only
+ * series whose labels include every pair in `where`.
+ */
+export function sumBy(
+  text: string,
+  name: string,
+  keys: readonly string[],
+  where: Readonly<Record<string, string>> = {},
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const close = line.lastIndexOf("}");
+    const labels: Record<string, string> = {};
+    for (const m of line
+      .slice(name.length + 1, close)
+      .matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[m[1] as string] = m[2] as string;
+    if (Object.entries(where).some(([k, v]) => labels[k] !== v)) continue;
+    const v = Number(line.slice(close + 1).trim());
+    if (!Number.isFinite(v)) continue;
+    const key = keys.map((k) => labels[k] ?? "").join("/");
+    out.set(key, (out.get(key) ?? 0) + v);
+  }
+  return out;
+}
+
+/** after − before per key (keys only in `after` count from 0), zero differences dropped. */
+export function diffBy(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>) {
+  const out = new Map<string, number>();
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (d !== 0) out.set(k, d);
+  }
+  return out;
 }
 
 /** The scheduler's part of a sample, from the controller's /metrics. */
