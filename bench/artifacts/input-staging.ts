@@ -8,89 +8,37 @@
  *
  *   KUBECONFIG=… KRT_CLUSTER_DIR=… bun bench/artifacts/input-staging.ts [--runs 20] [--record bench/results]
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { type ArtifactInput, type Run, RunResource, type Runtime } from "@kruntimes/api";
-import { path, R } from "@kruntimes/kube";
-import { startController } from "../../controller/testing/cluster/controller-process.ts";
-import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
-import { startS3Server } from "../../test/localcluster/s3-server.ts";
+import type { ArtifactInput } from "@kruntimes/api";
+import { createRuntime, readyPods } from "../../controller/testing/cluster/objects.ts";
 import { runtimedLog } from "../../test/support/artifacts.ts";
-import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
+import { eventually } from "../../test/support/cluster.ts";
 import { machineInfo } from "../hotpath/machine.ts";
+import { bashRuntime, quantile as q, startArtifactBench } from "./cluster-bench.ts";
 
-const { values: a } = parseArgs({
-  options: { runs: { type: "string", default: "20" }, record: { type: "string" } },
-});
-const N = Number(a.runs);
-const cluster = testCluster();
-if (!cluster?.local) {
-  console.error(
-    "needs the local cluster: set KUBECONFIG and KRT_CLUSTER_DIR (see docs/local-cluster-node-agent.md)",
-  );
-  process.exit(2);
-}
-const client = cluster.client;
-const s3 = await startS3Server({ buckets: ["bench"] });
-await installCrds(client);
-const ns = await testNamespace(client, "krt-bench-inputs");
-await client.create(path(R.secrets, ns.name), {
-  metadata: { name: "s3" },
-  stringData: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey },
-});
-const ctl = startController({ namespace: ns.name, kubeconfig: cluster.kubeconfig, runtimed: "real" });
-const runtime: Runtime = {
-  apiVersion: "kruntimes.io/v1alpha1",
-  kind: "Runtime",
-  metadata: { name: "bash" },
-  spec: {
-    replicas: 1,
-    capacity: { runs: 8 },
-    template: {
-      spec: {
-        containers: [
-          { name: "runtime", image: "ghcr.io/kruntimes/bash", env: [{ name: "HOME", value: "/workspace" }] },
-        ],
-      },
-    },
-    artifactStore: {
-      s3: {
-        bucket: "bench",
-        endpoint: s3.endpoint,
-        pathStyle: true,
-        region: s3.region,
-        credentialsSecretRef: { name: "s3" },
-      },
-      maxArtifactBytes: 32 * 1024 * 1024,
-    },
-  },
-} as Runtime;
+const {
+  N,
+  client,
+  ns,
+  ctl,
+  s3Store,
+  runToEnd: run,
+  teardown,
+  report,
+} = await startArtifactBench("krt-bench-inputs", "20");
+const runtime = bashRuntime("bash", { s3: s3Store, maxArtifactBytes: 32 * 1024 * 1024 });
 
 let i = 0;
-async function runToEnd(inline: string, artifactInputs?: ArtifactInput[], name = `b${i++}`): Promise<Run> {
-  await client.create<Run>(path(RunResource, ns.name), {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Run",
-    metadata: { name, annotations: { "kruntimes.io/created-micros": String(Date.now() * 1000) } },
-    spec: {
+const runToEnd = (inline: string, artifactInputs?: ArtifactInput[], name = `b${i++}`) =>
+  run(
+    name,
+    {
       runtime: "bash",
       mode: { task: {} },
       source: { inline },
       ...(artifactInputs ? { artifactInputs } : {}),
     },
-  });
-  const r = await eventually(
-    `${name} done`,
-    async () => {
-      const x = await client.get<Run>(path(RunResource, ns.name, name));
-      return x.status?.timing?.reportedMicros ? x : undefined;
-    },
     60_000,
   );
-  if (r.status?.phase !== "Succeeded") throw new Error(`${name}: ${r.status?.phase} ${r.status?.message}`);
-  return r;
-}
 
 type Sample = { name: string; createdToStarted: number; ms?: number; apiMs?: number; bytes?: number };
 const results: Record<string, Sample[]> = {};
@@ -138,22 +86,9 @@ try {
   for (const list of Object.values(results))
     for (const s of list) Object.assign(s, records.get(s.name) ?? {});
 } finally {
-  const runs = await client.list<Run>(path(RunResource, ns.name));
-  for (const r of runs.items)
-    await client.delete(path(RunResource, ns.name, r.metadata.name)).catch(() => {});
-  await eventually(
-    "runs cleaned",
-    async () => (await client.list<Run>(path(RunResource, ns.name))).items.length === 0,
-    60_000,
-  ).catch(() => {});
-  ctl.kill();
-  await ctl.exited;
-  await ns.remove();
-  await s3.close();
+  await teardown();
 }
 
-const q = (xs: number[], p: number) =>
-  [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] as number;
 const f = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "—" : x.toFixed(1));
 const rows = Object.entries(results).map(([label, s]) => {
   const staged = s.filter((x) => x.ms !== undefined);
@@ -204,12 +139,4 @@ const md = [
   ),
   "",
 ].join("\n");
-console.log(md);
-if (a.record) {
-  const base = join(a.record, `artifact-inputs-${new Date().toISOString().slice(0, 10)}`);
-  writeFileSync(`${base}.md`, md);
-  writeFileSync(
-    `${base}.json`,
-    JSON.stringify({ runs: N, machine: machineInfo(), rows, raw: results }, null, 2),
-  );
-}
+report("artifact-inputs", md, rows, results);

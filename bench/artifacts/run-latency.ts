@@ -9,71 +9,16 @@
  *
  *   KUBECONFIG=… KRT_CLUSTER_DIR=… bun bench/artifacts/run-latency.ts [--runs 30] [--record bench/results]
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { type Run, RunResource, type Runtime } from "@kruntimes/api";
-import { path, R } from "@kruntimes/kube";
-import { startController } from "../../controller/testing/cluster/controller-process.ts";
-import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
-import { startS3Server } from "../../test/localcluster/s3-server.ts";
-import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
+import { createRuntime, readyPods } from "../../controller/testing/cluster/objects.ts";
+import { eventually } from "../../test/support/cluster.ts";
 import { machineInfo } from "../hotpath/machine.ts";
+import { bashRuntime, quantile as q, startArtifactBench } from "./cluster-bench.ts";
 
-const { values: a } = parseArgs({
-  options: { runs: { type: "string", default: "30" }, record: { type: "string" } },
-});
-const N = Number(a.runs);
-const cluster = testCluster();
-if (!cluster?.local) {
-  console.error(
-    "needs the local cluster: set KUBECONFIG and KRT_CLUSTER_DIR (see docs/local-cluster-node-agent.md)",
-  );
-  process.exit(2);
-}
-const client = cluster.client;
-const s3 = await startS3Server({ buckets: ["bench"] });
-await installCrds(client);
-const ns = await testNamespace(client, "krt-bench-artifacts");
-await client.create(path(R.secrets, ns.name), {
-  metadata: { name: "s3" },
-  stringData: { AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey },
-});
-const ctl = startController({ namespace: ns.name, kubeconfig: cluster.kubeconfig, runtimed: "real" });
-const runtime = (name: string, store: boolean): Runtime =>
-  ({
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      capacity: { runs: 8 },
-      template: {
-        spec: {
-          containers: [
-            {
-              name: "runtime",
-              image: "ghcr.io/kruntimes/bash",
-              env: [{ name: "HOME", value: "/workspace" }],
-            },
-          ],
-        },
-      },
-      ...(store
-        ? {
-            artifactStore: {
-              s3: {
-                bucket: "bench",
-                endpoint: s3.endpoint,
-                pathStyle: true,
-                region: s3.region,
-                credentialsSecretRef: { name: "s3" },
-              },
-            },
-          }
-        : {}),
-    },
-  }) as Runtime;
+const { N, client, ns, ctl, s3Store, runToEnd, teardown, report } = await startArtifactBench(
+  "krt-bench-artifacts",
+  "30",
+);
+const runtime = (name: string, store: boolean) => bashRuntime(name, store ? { s3: s3Store } : undefined);
 
 type Sample = { complete: number; afterExit: number };
 const results: Record<string, Sample[]> = {};
@@ -93,19 +38,8 @@ try {
   for (let round = 0; round < N + 2; round++) {
     for (const [label, rt, inline] of scenarios) {
       const name = `b${i++}`;
-      await client.create<Run>(path(RunResource, ns.name), {
-        apiVersion: "kruntimes.io/v1alpha1",
-        kind: "Run",
-        metadata: { name, annotations: { "kruntimes.io/created-micros": String(Date.now() * 1000) } },
-        spec: { runtime: rt, mode: { task: {} }, source: { inline } },
-      });
-      const r = await eventually(`${name} done`, async () => {
-        const x = await client.get<Run>(path(RunResource, ns.name, name));
-        return x.status?.timing?.reportedMicros ? x : undefined;
-      });
-      if (r.status?.phase !== "Succeeded")
-        throw new Error(`${name}: ${r.status?.phase} ${r.status?.message}`);
-      const t = r.status.timing ?? {};
+      const r = await runToEnd(name, { runtime: rt, mode: { task: {} }, source: { inline } });
+      const t = r.status?.timing ?? {};
       if (round < 2) continue; // warm-up
       const list = results[label] ?? [];
       results[label] = list;
@@ -116,22 +50,9 @@ try {
     }
   }
 } finally {
-  const runs = await client.list<Run>(path(RunResource, ns.name));
-  for (const r of runs.items)
-    await client.delete(path(RunResource, ns.name, r.metadata.name)).catch(() => {});
-  await eventually(
-    "runs cleaned",
-    async () => (await client.list<Run>(path(RunResource, ns.name))).items.length === 0,
-    60_000,
-  ).catch(() => {});
-  ctl.kill();
-  await ctl.exited;
-  await ns.remove();
-  await s3.close();
+  await teardown();
 }
 
-const q = (xs: number[], p: number) =>
-  [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] as number;
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const rows = Object.entries(results).map(([label, s]) => {
   const c = s.map((x) => x.complete);
@@ -162,12 +83,4 @@ const md = [
   ),
   "",
 ].join("\n");
-console.log(md);
-if (a.record) {
-  const base = join(a.record, `artifacts-latency-${new Date().toISOString().slice(0, 10)}`);
-  writeFileSync(`${base}.md`, md);
-  writeFileSync(
-    `${base}.json`,
-    JSON.stringify({ runs: N, machine: machineInfo(), rows, raw: results }, null, 2),
-  );
-}
+report("artifacts-latency", md, rows, results);

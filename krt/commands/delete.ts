@@ -1,13 +1,9 @@
 /** `krt delete <run>…`: delete Runs (a running one is stopped by its pod). */
 import { RunResource } from "@kruntimes/api";
-import { isNotFound, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
-import { KrtCommand } from "../base-command.ts";
-import { CliError } from "../errors.ts";
-import { ExitCode } from "../exit-codes.ts";
-import type { GlobalOptions } from "../options.ts";
+import { DeleteNamedCommand } from "./delete-named.ts";
 
-export class DeleteCommand extends KrtCommand {
+export class DeleteCommand extends DeleteNamedCommand {
   static override paths = [["delete"], ["rm"]];
   static override usage = Command.Usage({
     category: "Runs",
@@ -20,28 +16,10 @@ export class DeleteCommand extends KrtCommand {
   });
   names = Option.Rest({ name: "run", required: 1 });
 
-  async run(opts: GlobalOptions): Promise<number | undefined> {
-    this.oneNamespace(opts);
-    const { client, namespace } = this.connect(opts);
-    let missing = 0;
-    for (const name of this.names) {
-      try {
-        await client.delete(path(RunResource, namespace, name));
-        this.print(`run ${name} deleted`);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-        if (!this.ignoreNotFound) {
-          missing++;
-          this.context.stderr.write(`error: run "${name}" not found in namespace "${namespace}"\n`);
-        }
-      }
-    }
-    if (missing > 0)
-      throw new CliError(
-        ExitCode.NotFound,
-        `${missing} of ${this.names.length} Runs not found`,
-        "list Runs with `krt list`",
-      );
-    return undefined;
-  }
+  protected readonly kind = {
+    resource: RunResource,
+    noun: "run",
+    plural: "Runs",
+    hint: "list Runs with `krt list`",
+  };
 }

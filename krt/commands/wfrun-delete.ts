@@ -1,13 +1,9 @@
 /** `krt wfrun delete <wfrun>…`: delete WorkflowRuns. */
 import { WorkflowRunResource } from "@kruntimes/api";
-import { isNotFound, path } from "@kruntimes/kube";
 import { Command, Option } from "clipanion";
-import { KrtCommand } from "../base-command.ts";
-import { CliError } from "../errors.ts";
-import { ExitCode } from "../exit-codes.ts";
-import type { GlobalOptions } from "../options.ts";
+import { DeleteNamedCommand } from "./delete-named.ts";
 
-export class WorkflowRunDeleteCommand extends KrtCommand {
+export class WorkflowRunDeleteCommand extends DeleteNamedCommand {
   static override paths = [
     ["wfrun", "delete"],
     ["wfrun", "rm"],
@@ -25,28 +21,10 @@ export class WorkflowRunDeleteCommand extends KrtCommand {
   });
   names = Option.Rest({ name: "wfrun", required: 1 });
 
-  async run(opts: GlobalOptions): Promise<number | undefined> {
-    this.oneNamespace(opts);
-    const { client, namespace } = this.connect(opts);
-    let missing = 0;
-    for (const name of this.names) {
-      try {
-        await client.delete(path(WorkflowRunResource, namespace, name));
-        this.print(`workflowrun ${name} deleted`);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-        if (!this.ignoreNotFound) {
-          missing++;
-          this.context.stderr.write(`error: workflowrun "${name}" not found in namespace "${namespace}"\n`);
-        }
-      }
-    }
-    if (missing > 0)
-      throw new CliError(
-        ExitCode.NotFound,
-        `${missing} of ${this.names.length} WorkflowRuns not found`,
-        "list them with `krt wfrun list`",
-      );
-    return undefined;
-  }
+  protected readonly kind = {
+    resource: WorkflowRunResource,
+    noun: "workflowrun",
+    plural: "WorkflowRuns",
+    hint: "list them with `krt wfrun list`",
+  };
 }

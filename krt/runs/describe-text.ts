@@ -4,18 +4,10 @@
  */
 import { FunctionLimits, type Run, runModeOf } from "@kruntimes/api";
 import { humanAge, humanMicros } from "../output/age.ts";
-import { renderTable } from "../output/table.ts";
+import { conditionsSection, eventsSection, indent, type KubeEvent } from "../output/describe-sections.ts";
 
-export interface KubeEvent {
-  type?: string;
-  reason?: string;
-  message?: string;
-  count?: number;
-  lastTimestamp?: string;
-  eventTime?: string;
-  firstTimestamp?: string;
-  metadata: { creationTimestamp?: string };
-}
+// Re-exported: `krt describe` and `krt wfrun describe` fetch the events through these.
+export { eventTime, type KubeEvent } from "../output/describe-sections.ts";
 
 export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: number): string {
   const out: string[] = [];
@@ -84,50 +76,11 @@ export function describeRun(run: Run, events: readonly KubeEvent[], nowMs: numbe
       2,
     );
   out.push("Timing (current attempt):", ...timingLines(run));
-  out.push("Conditions:");
-  const conds = s.conditions ?? [];
-  if (conds.length === 0) out.push("  <none>");
-  else
-    out.push(
-      indent(
-        renderTable(
-          conds,
-          [
-            { header: "TYPE", value: (c) => c.type },
-            { header: "STATUS", value: (c) => c.status },
-            { header: "REASON", value: (c) => c.reason ?? "" },
-            { header: "AGE", value: (c) => humanAge(c.lastTransitionTime, nowMs) },
-            { header: "MESSAGE", value: (c) => c.message ?? "" },
-          ],
-          false,
-        ),
-      ),
-    );
+  out.push(...conditionsSection(s.conditions ?? [], nowMs));
   if (s.stdoutTail) out.push("Stdout (tail):", indent(s.stdoutTail.trimEnd()));
   if (s.stderrTail) out.push("Stderr (tail):", indent(s.stderrTail.trimEnd()));
-  out.push("Events:");
-  if (events.length === 0) out.push("  <none>");
-  else
-    out.push(
-      indent(
-        renderTable(
-          events,
-          [
-            { header: "TYPE", value: (e) => e.type ?? "" },
-            { header: "REASON", value: (e) => e.reason ?? "" },
-            { header: "AGE", value: (e) => humanAge(eventTime(e), nowMs) },
-            { header: "COUNT", value: (e) => String(e.count ?? 1) },
-            { header: "MESSAGE", value: (e) => e.message ?? "" },
-          ],
-          false,
-        ),
-      ),
-    );
+  out.push(...eventsSection(events, nowMs));
   return out.join("\n");
-}
-
-export function eventTime(e: KubeEvent): string | undefined {
-  return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp;
 }
 
 function timingLines(run: Run): string[] {
@@ -154,13 +107,6 @@ function timingLines(run: Run): string[] {
   span("report (rep−fin)", t.finishedMicros, t.reportedMicros);
   span("total (fin−cre)", created, t.finishedMicros);
   return lines.length ? lines : ["  <none>"];
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((l) => `  ${l}`)
-    .join("\n");
 }
 
 /** 1048576 → `1Mi (1048576 bytes)`. */

@@ -7,8 +7,7 @@
 import { type JobStatus, Labels, type StepStatus, type WorkflowJob, type WorkflowRun } from "@kruntimes/api";
 import { humanAge } from "../output/age.ts";
 import { type Paint, paint, paintPhase } from "../output/colour.ts";
-import { renderTable } from "../output/table.ts";
-import { eventTime, type KubeEvent } from "../runs/describe-text.ts";
+import { conditionsSection, eventsSection, type KubeEvent } from "../output/describe-sections.ts";
 import { spanText } from "./columns.ts";
 import { jobOrder } from "./job-order.ts";
 
@@ -84,43 +83,7 @@ export function describeWorkflowRun(
   if (outs.length === 0)
     out.push(`  ${s.completionTime ? "<none>" : "<not yet: set when the run succeeds>"}`);
   else for (const [k, v] of outs) out.push(`  ${k}=${v}`);
-  out.push("Conditions:");
-  const conds = s.conditions ?? [];
-  if (conds.length === 0) out.push("  <none>");
-  else
-    out.push(
-      indent(
-        renderTable(
-          conds,
-          [
-            { header: "TYPE", value: (c) => c.type },
-            { header: "STATUS", value: (c) => c.status },
-            { header: "REASON", value: (c) => c.reason ?? "" },
-            { header: "AGE", value: (c) => humanAge(c.lastTransitionTime, o.nowMs) },
-            { header: "MESSAGE", value: (c) => c.message ?? "" },
-          ],
-          false,
-        ),
-      ),
-    );
-  out.push("Events:");
-  if (events.length === 0) out.push("  <none>");
-  else
-    out.push(
-      indent(
-        renderTable(
-          events,
-          [
-            { header: "TYPE", value: (e) => e.type ?? "" },
-            { header: "REASON", value: (e) => e.reason ?? "" },
-            { header: "AGE", value: (e) => humanAge(eventTime(e), o.nowMs) },
-            { header: "COUNT", value: (e) => String(e.count ?? 1) },
-            { header: "MESSAGE", value: (e) => e.message ?? "" },
-          ],
-          false,
-        ),
-      ),
-    );
+  out.push(...conditionsSection(s.conditions ?? [], o.nowMs), ...eventsSection(events, o.nowMs));
   return out.join("\n");
 }
 
@@ -250,11 +213,4 @@ function pairs(m: Readonly<Record<string, string>> | undefined): string {
   return Object.entries(m ?? {})
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((l) => `  ${l}`)
-    .join("\n");
 }
