@@ -13,6 +13,7 @@ import {
   Reason,
   type Run,
   RunPhase,
+  type RunStatus,
   retryDelayMs,
   TerminationMode,
 } from "@kruntimes/api";
@@ -25,8 +26,8 @@ import type { Metrics } from "../metrics.ts";
 import type { RuntimedOptions } from "../options.ts";
 import type { RuntimeServerClients } from "../runtime-server/client.ts";
 import { finalOutcome, type Outcome } from "../status/outcome.ts";
-import { replaceStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";
-import type { StatusWriter } from "../status/status-writer.ts";
+import { fencedStatusPatch, retryStatus, runningPatch, terminalStatus } from "../status/run-status.ts";
+import type { StatusWriter, WriteOutcome } from "../status/status-writer.ts";
 import { attemptDirectory, removeAttemptDirectory } from "../workspaces/run-directory.ts";
 import type { WorkspaceDirs } from "../workspaces/workspace-dirs.ts";
 import { attemptResult } from "./attempt-result.ts";
@@ -343,19 +344,15 @@ export class RunSupervisor {
   private async writeRetry(failed: Outcome): Promise<boolean> {
     const attempt = this.attempt;
     const delayMs = retryDelayMs(this.run.spec, attempt);
-    const status = retryStatus(
-      this.withRefs(this.run),
-      failed,
-      attempt,
-      nowMicros() + delayMs * 1000,
-      delayMs,
-      Date.now(),
-    );
+    const due = nowMicros() + delayMs * 1000;
+    const status = retryStatus(this.withRefs(this.run), failed, attempt, due, delayMs, Date.now());
     this.nextAttempt = attempt + 1;
-    const w = await this.d.writer.write(
-      this.run,
+    const w = await this.writeFenced(
       "retry",
-      replaceStatusPatch(this.d.o.pod.uid, attempt, status),
+      (run) =>
+        run === this.run
+          ? status
+          : retryStatus(this.withRefs(run), failed, attempt, due, delayMs, Date.now()),
       (s) => s.status?.attempt === attempt + 1 && s.status.assignment?.podUID === this.d.o.pod.uid,
     );
     if (!w.ok) {
@@ -375,19 +372,49 @@ export class RunSupervisor {
     return true;
   }
 
+  /**
+   * A terminal or retry write, fenced on pod UID + attempt AND on the phase last seen, so a Run the
+   * controller ended meanwhile (recovery: PodUnhealthy) stays ended — a terminal phase never
+   * changes. When the fence fails only because our own Running write landed after we last looked
+   * (Scheduled → Running), the status is rebuilt on the stored Run and written again (twice at most).
+   */
+  private async writeFenced(
+    kind: "terminal" | "retry",
+    build: (run: Run) => RunStatus,
+    landed: (stored: Run) => boolean,
+  ): Promise<WriteOutcome> {
+    const attempt = this.attempt;
+    const podUID = this.d.o.pod.uid;
+    for (let tries = 0; ; tries++) {
+      const run = this.run;
+      const ops = fencedStatusPatch(podUID, attempt, run.status?.phase, build(run));
+      const w = await this.d.writer.write(run, kind, ops, landed);
+      if (w.ok || w.result !== "fenced" || tries === 2) return w;
+      const stored = await this.d.writer.read(run);
+      const s = stored?.status;
+      if (!stored || s?.attempt !== attempt || s.assignment?.podUID !== podUID || isTerminalPhase(s.phase)) {
+        if (s?.attempt === attempt && isTerminalPhase(s.phase))
+          this.d.log.warn(
+            { run: run.metadata.name, runUID: this.uid, attempt, kind, phase: s.phase, reason: s.reason },
+            "the Run was ended by someone else before our report landed; it stays as they ended it",
+          );
+        return w;
+      }
+      this.run = stored;
+    }
+  }
+
   private async finish(result: ReturnType<typeof attemptResult>): Promise<void> {
     this.writingTerminal = true;
     const attempt = this.attempt;
-    const { pod } = this.d.o;
-    const landed = (s: Run) => s.status?.attempt === attempt && isTerminalPhase(s.status.phase);
-    let w = await this.d.writer.write(
-      this.run,
+    const reportedMicros = nowMicros();
+    // Ours landed when the stored status carries our report's time — not merely some terminal
+    // phase: the controller's recovery may have ended the Run in the meantime.
+    const landed = (s: Run) =>
+      s.status?.attempt === attempt && s.status.timing?.reportedMicros === reportedMicros;
+    let w = await this.writeFenced(
       "terminal",
-      replaceStatusPatch(
-        pod.uid,
-        attempt,
-        terminalStatus(this.withRefs(this.run), result, nowMicros(), Date.now()),
-      ),
+      (run) => terminalStatus(this.withRefs(run), result, reportedMicros, Date.now()),
       landed,
     );
     if (!w.ok && w.result === "rejected") {
@@ -397,14 +424,9 @@ export class RunSupervisor {
         ...result.outcome,
         message: `${result.outcome.message} (results dropped: the API rejected them: ${w.error})`,
       };
-      w = await this.d.writer.write(
-        this.run,
+      w = await this.writeFenced(
         "terminal",
-        replaceStatusPatch(
-          pod.uid,
-          attempt,
-          terminalStatus(this.withRefs(this.run), bare, nowMicros(), Date.now()),
-        ),
+        (run) => terminalStatus(this.withRefs(run), bare, reportedMicros, Date.now()),
         landed,
       );
     }

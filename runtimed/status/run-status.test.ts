@@ -1,12 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Reason, type Run, RunPhase } from "@kruntimes/api";
-import {
-  fencedStatusPatch,
-  replaceStatusPatch,
-  retryStatus,
-  runningPatch,
-  terminalStatus,
-} from "./run-status.ts";
+import { fencedStatusPatch, retryStatus, runningPatch, terminalStatus } from "./run-status.ts";
 
 const NOW = 1_800_000_000_000;
 function run(): Run {
@@ -34,14 +28,6 @@ function run(): Run {
 }
 
 describe("patches", () => {
-  test("every write is fenced on pod UID and attempt first", () => {
-    const ops = replaceStatusPatch("pu", 1, {});
-    expect(ops.slice(0, 2)).toEqual([
-      { op: "test", path: "/status/assignment/podUID", value: "pu" },
-      { op: "test", path: "/status/attempt", value: 1 },
-    ]);
-    expect(ops[2]).toEqual({ op: "add", path: "/status", value: {} });
-  });
   test("Running tests phase Scheduled so a late one cannot undo the terminal write", () => {
     const ops = runningPatch("pu", 2, 123);
     expect(ops).toContainEqual({ op: "test", path: "/status/phase", value: "Scheduled" });

@@ -1,9 +1,11 @@
 /**
  * The status writes runtimed makes, as pure functions of the Run it observed. Every write is one
  * JSON patch fenced on `assignment.podUID` + `attempt`: `test` ops first, so a pod that lost the
- * Run (recovered, re-placed, retried elsewhere) can never overwrite a newer attempt. The Running
- * write also tests `phase == Scheduled`, so when it is slower than the terminal write it fails
- * instead of undoing it. Terminal and retry writes replace `/status` whole: one request.
+ * Run (recovered, re-placed, retried elsewhere) can never overwrite a newer attempt. Every write
+ * also tests the phase it was decided on: the Running write `phase == Scheduled`, so when it is
+ * slower than the terminal write it fails instead of undoing it; terminal and retry writes the
+ * phase last seen, so a Run the controller ended meanwhile stays ended. Terminal and retry writes
+ * replace `/status` whole: one request.
  */
 import { type Condition, type Reason, type Run, RunPhase, type RunStatus } from "@kruntimes/api";
 import { kubeTime } from "../clock.ts";
@@ -49,10 +51,6 @@ export function fencedStatusPatch(
     { op: "test", path: "/status/phase", value: phase ?? null },
     { op: "add", path: "/status", value: status },
   ];
-}
-
-export function replaceStatusPatch(podUID: string, attempt: number, status: RunStatus): JsonPatchOp[] {
-  return [...fenceOps(podUID, attempt), { op: "add", path: "/status", value: status }];
 }
 
 export interface AttemptResult {

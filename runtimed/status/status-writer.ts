@@ -23,6 +23,13 @@ export class StatusWriter {
     private readonly retryMs: number,
   ) {}
 
+  /** The stored Run; undefined when it is gone or cannot be read now. */
+  read(run: Run): Promise<Run | undefined> {
+    return this.client
+      .get<Run>(path(RunResource, run.metadata.namespace, run.metadata.name))
+      .catch(() => undefined);
+  }
+
   /**
    * Applies `ops`; `landed` tells, from a re-read Run, whether an earlier request with an unknown
    * outcome did land. `stopped` ends retries early (shutdown).

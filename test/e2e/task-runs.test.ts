@@ -22,7 +22,13 @@ import {
   readyPods,
 } from "../../controller/testing/cluster/objects.ts";
 import type { ClusterInfo } from "../localcluster/supervisor.ts";
-import { eventually, killLocalContainer, testCluster, testNamespace } from "../support/cluster.ts";
+import {
+  eventually,
+  killLocalContainer,
+  signalLocalContainer,
+  testCluster,
+  testNamespace,
+} from "../support/cluster.ts";
 import { runUntil } from "../support/runs.ts";
 
 const cluster = testCluster();
@@ -488,6 +494,41 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       expect(done.status).toMatchObject({ phase: "Succeeded", attempt: 1, stdoutTail: "before\nafter\n" });
       expect(done.status?.assignment?.pod).toBe(pod);
     }, 120_000);
+    test("ended by someone else while runtimed's report was due: the end stands (a terminal phase never changes)", async () => {
+      // Found by bench/scale: the controller's recovery failed Runs (PodUnhealthy) whose runtimed
+      // was starved, and runtimed's late terminal write then turned Failed into Succeeded.
+      await create("bash", { source: { inline: "echo started\nsleep 1\necho done" } }, "late-report");
+      const running = await until("late-report", "Running", (x) => x.status?.phase === "Running");
+      const pod = running.status?.assignment?.pod as string;
+      const info = cluster?.local as ClusterInfo;
+      signalLocalContainer(info, ns.name, pod, "runtimed", "SIGSTOP");
+      try {
+        // The task ends while runtimed is frozen (the Runtime Server keeps the exit for it); then
+        // the Run is ended as the controller's recovery ends it, fenced on the phase it saw.
+        await Bun.sleep(2000);
+        await client.patch(
+          path(RunResource, ns.name, "late-report", "status"),
+          [
+            { op: "test", path: "/status/phase", value: "Running" },
+            { op: "add", path: "/status/phase", value: "Failed" },
+            { op: "add", path: "/status/reason", value: "PodUnhealthy" },
+            { op: "add", path: "/status/message", value: "test: ended while runtimed was frozen" },
+          ],
+          "json",
+        );
+      } finally {
+        signalLocalContainer(info, ns.name, pod, "runtimed", "SIGCONT");
+      }
+      // Thawed, runtimed has the task's exit and the watch event both waiting, in either order:
+      // seeing the end first it stands down; reporting first, its write is fenced on the phase.
+      await eventually(
+        "runtimed handled the ended Run",
+        async () => /late-report[^\n]*ended by someone else/.test(await runtimedLog(pod)),
+        30_000,
+      );
+      const after = await client.get<Run>(path(RunResource, ns.name, "late-report"));
+      expect(after.status).toMatchObject({ phase: "Failed", reason: "PodUnhealthy" });
+    }, 90_000);
     test("killing the Runtime Server mid-run: the attempt is lost, honestly, and retried in place", async () => {
       // Attempt 2 waits for a file the test writes once it has seen why attempt 1 ended: under
       // load it could otherwise finish before the test reads the retry's status.

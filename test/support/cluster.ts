@@ -41,6 +41,17 @@ export function killLocalContainer(
   pod: string,
   container: string,
 ): void {
+  signalLocalContainer(info, namespace, pod, container, "SIGKILL");
+}
+
+/** Sends `signal` to one container's process group (SIGSTOP/SIGCONT freeze and thaw it). */
+export function signalLocalContainer(
+  info: ClusterInfo,
+  namespace: string,
+  pod: string,
+  container: string,
+  signal: NodeJS.Signals,
+): void {
   type Rec = { pgid: number; pod: string; container: string };
   for (const dir of nodeStateDirs(info).map((d) => join(d, "processes"))) {
     if (!existsSync(dir)) continue;
@@ -52,7 +63,7 @@ export function killLocalContainer(
         continue; // written or removed under us
       }
       if (rec.pod === `${namespace}/${pod}` && rec.container === container) {
-        process.kill(-rec.pgid, "SIGKILL");
+        process.kill(-rec.pgid, signal);
         return;
       }
     }
