@@ -21,6 +21,7 @@ function floor(concurrency: number, p50: number, p95: number): RunFloor {
   return {
     concurrency,
     runs: 30,
+    rounds: 1,
     seconds: 1,
     create: s,
     bind: s,
@@ -31,12 +32,12 @@ function floor(concurrency: number, p50: number, p95: number): RunFloor {
 }
 
 describe("Run-shaped floor", () => {
-  test("levels: one chain at a time, plus each scenario's concurrency once, 30..200 chains", () => {
-    expect(floorLevels([])).toEqual([{ concurrency: 1, runs: 30 }]);
+  test("levels: one create at a time, plus each scenario's concurrency once, 3 rounds of 30..200 chains", () => {
+    expect(floorLevels([])).toEqual([{ concurrency: 1, runs: 90, rounds: 3 }]);
     const all = floorLevels(SCENARIOS);
     expect(all.map((l) => l.concurrency)).toEqual([1, 25, 40, 64]);
-    expect(all.map((l) => l.runs)).toEqual([30, 50, 80, 128]);
-    expect(floorLevels([{ concurrency: 500 }]).at(-1)).toEqual({ concurrency: 500, runs: 200 });
+    expect(all.map((l) => l.runs)).toEqual([90, 150, 240, 384]);
+    expect(floorLevels([{ concurrency: 500 }]).at(-1)).toEqual({ concurrency: 500, runs: 600, rounds: 3 });
   });
 
   test("ratio: a scenario against the floor at its own concurrency; none without that floor", () => {

@@ -39,8 +39,13 @@ const CEILING_LABEL = "run-ceiling";
 export interface FloorLevel {
   /** Creates in flight at once (as a scenario's `concurrency`); each chain then goes on by itself. */
   concurrency: number;
-  /** Chains (Runs), three writes each. */
+  /** Chains (Runs), three writes each, over all rounds. */
   runs: number;
+  /**
+   * Rounds of runs ÷ rounds chains, one after another, samples pooled: a round lasts well under a
+   * second, and one apiserver GC cycle inside a single round moved its p50 by 2× (2026-12-05).
+   */
+  rounds: number;
 }
 
 export interface RunFloor extends FloorLevel {
@@ -65,15 +70,22 @@ export interface RunWriteCeiling {
   idealRunsPerSecond: number;
 }
 
+export const FLOOR_ROUNDS = 3;
+
 /**
- * The floors to measure: always one chain at a time (the serial floor), and one at each other
- * creates-in-flight of the chosen scenarios, with at least two rounds of chains (30..200 Runs).
+ * The floors to measure: always one create at a time (the serial floor), and one at each other
+ * creates-in-flight of the chosen scenarios; each in FLOOR_ROUNDS rounds of twice as many chains
+ * as in flight (30..200 a round).
  */
 export function floorLevels(scenarios: readonly Pick<Scenario, "concurrency">[]): FloorLevel[] {
   const levels = new Set([1, ...scenarios.map((s) => s.concurrency)]);
   return [...levels]
     .sort((a, b) => a - b)
-    .map((c) => ({ concurrency: c, runs: Math.min(200, Math.max(30, 2 * c)) }));
+    .map((c) => ({
+      concurrency: c,
+      runs: FLOOR_ROUNDS * Math.min(200, Math.max(30, 2 * c)),
+      rounds: FLOOR_ROUNDS,
+    }));
 }
 
 /** The floor measured at a scenario's concurrency (undefined when it was not measured). */
@@ -261,57 +273,60 @@ export async function measureRunFloor(
   const deadline = AbortSignal.any([signal, AbortSignal.timeout(120_000)]);
   const started = performance.now();
   const chains: Promise<void>[] = [];
+  const perRound = Math.ceil(level.runs / Math.max(1, level.rounds));
   try {
-    await inParallel(
-      level.runs,
-      level.concurrency,
-      async (i) => {
-        const name = `${label}-${i}`;
-        const at = path(RunResource, namespace, name);
-        // Each write goes out when the watch sees the one before (as the controller binds and
-        // runtimed reports on watch events), not when the previous response arrives.
-        const t0 = nowMicros();
-        const writes: Promise<unknown>[] = [];
-        const seen = (stage: Stage, write: Promise<unknown>) => {
-          writes.push(write);
-          // A failed write fails the chain at once instead of waiting for an event that never comes.
-          return Promise.race([
-            waits.wait(name, stage, deadline),
-            write.then(() => new Promise<number>(() => {})),
-          ]);
-        };
-        const create = client.create<Run>(path(RunResource, namespace), floorRun(name, label, t0));
-        const chain = (async () => {
-          const s1 = await seen("created", create);
-          const t1 = nowMicros();
-          const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-          // A new object's generation is 1.
-          const bound = bindStatus(1, t0, t1, now);
-          const s2 = await seen(
-            "bound",
-            patchStatus(client, `${at}/status`, undefined, bound, () => refenced++),
-          );
-          const t2 = nowMicros();
-          const s3 = await seen(
-            "finished",
-            patchStatus(client, `${at}/status`, bound, finishStatus(bound, t2, now), () => refenced++),
-          );
-          await Promise.all(writes);
-          hops.create.push((s1 - t0) / 1000);
-          hops.bind.push((s2 - t1) / 1000);
-          hops.finish.push((s3 - t2) / 1000);
-          hops.complete.push((s3 - t0) / 1000);
-        })();
-        chain.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-        chains.push(chain);
-        // The scenarios' arrival process: the next create goes out when this one is answered, and
-        // the chain goes on by itself — so "25 in flight" offers the apiserver the same load here
-        // as in the hotpath scenario (up to all its Runs in the system at once).
-        await create;
-      },
-      deadline,
-    );
-    await Promise.all(chains);
+    for (let round = 0; round * perRound < level.runs; round++) {
+      await inParallel(
+        Math.min(perRound, level.runs - round * perRound),
+        level.concurrency,
+        async (j) => {
+          const name = `${label}-${round * perRound + j}`;
+          const at = path(RunResource, namespace, name);
+          // Each write goes out when the watch sees the one before (as the controller binds and
+          // runtimed reports on watch events), not when the previous response arrives.
+          const t0 = nowMicros();
+          const writes: Promise<unknown>[] = [];
+          const seen = (stage: Stage, write: Promise<unknown>) => {
+            writes.push(write);
+            // A failed write fails the chain at once instead of waiting for an event that never comes.
+            return Promise.race([
+              waits.wait(name, stage, deadline),
+              write.then(() => new Promise<number>(() => {})),
+            ]);
+          };
+          const create = client.create<Run>(path(RunResource, namespace), floorRun(name, label, t0));
+          const chain = (async () => {
+            const s1 = await seen("created", create);
+            const t1 = nowMicros();
+            const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+            // A new object's generation is 1.
+            const bound = bindStatus(1, t0, t1, now);
+            const s2 = await seen(
+              "bound",
+              patchStatus(client, `${at}/status`, undefined, bound, () => refenced++),
+            );
+            const t2 = nowMicros();
+            const s3 = await seen(
+              "finished",
+              patchStatus(client, `${at}/status`, bound, finishStatus(bound, t2, now), () => refenced++),
+            );
+            await Promise.all(writes);
+            hops.create.push((s1 - t0) / 1000);
+            hops.bind.push((s2 - t1) / 1000);
+            hops.finish.push((s3 - t2) / 1000);
+            hops.complete.push((s3 - t0) / 1000);
+          })();
+          chain.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+          chains.push(chain);
+          // The scenarios' arrival process: the next create goes out when this one is answered, and
+          // the chain goes on by itself — so "25 in flight" offers the apiserver the same load here
+          // as in the hotpath scenario (up to all its Runs in the system at once).
+          await create;
+        },
+        deadline,
+      );
+      await Promise.all(chains);
+    }
   } finally {
     await watcher.stop();
     await deleteLabelled(client, namespace, label);

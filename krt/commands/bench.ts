@@ -81,8 +81,9 @@ export class BenchCommand extends KrtCommand {
       finish-shaped status patch — on Run objects, back to back, at the busiest scenario's
       concurrency; each noop scenario's Runs/s is given as a share of it ÷ 3); the Run-shaped
       floor (the same three writes chained, each sent when a separate watch has seen the one
-      before, one chain at a time and at each scenario's creates in flight: the least a Run's
-      complete can take; each scenario's complete p50/p95 is given as a ratio to the floor at its
+      before, chains arriving as the scenarios' Runs do — one create in flight, and each
+      scenario's creates in flight, each chain then on its own — in 3 rounds, samples pooled: the
+      least a Run's complete can take under that load; each scenario's complete p50/p95 is given as a ratio to the floor at its
       concurrency; its Runs name a Runtime that does not exist and are never assigned, so no
       controller touches them); and one Kubernetes Job per task (image \`bash\`, \`bash -c true\`,
       create → Complete by watch). \`--no-ceiling\` skips both ceilings, \`--no-floor\` the floor. Progress goes to stderr. What it created is deleted at the end, also on Ctrl-C (exit

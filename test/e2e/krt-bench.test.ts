@@ -84,12 +84,12 @@ suite("krt bench (compiled binary, real Runs)", () => {
     expect(res.runCeiling).toMatchObject({ objects: 20, writes: 60, concurrency: 3 });
     expect(res.runCeiling?.idealRunsPerSecond).toBeCloseTo((res.runCeiling?.writesPerSecond ?? 0) / 3, 6);
     // The Run-shaped floor: serial and at the scenario's 3 in flight, every chain measured.
-    expect(res.floors?.map((f) => [f.concurrency, f.runs])).toEqual([
-      [1, 30],
-      [3, 30],
+    expect(res.floors?.map((f) => [f.concurrency, f.runs, f.rounds])).toEqual([
+      [1, 90, 3],
+      [3, 90, 3],
     ]);
     for (const f of res.floors ?? []) {
-      for (const k of ["create", "bind", "finish", "complete"] as const) expect(f[k].n).toBe(30);
+      for (const k of ["create", "bind", "finish", "complete"] as const) expect(f[k].n).toBe(90);
       // A chain holds its three hops end to end: complete is at least the largest of them.
       expect(f.complete.max).toBeGreaterThanOrEqual(Math.max(f.create.max, f.bind.max, f.finish.max));
       expect(f.complete.p50).toBeGreaterThan(0);
