@@ -46,6 +46,7 @@ interface Rule {
 
 /** Kinds the chart renders without a namespace. */
 const CLUSTER_KINDS = new Set([
+  "FlowSchema",
   "ValidatingAdmissionPolicy",
   "ValidatingAdmissionPolicyBinding",
   "ValidatingWebhookConfiguration",
@@ -77,6 +78,7 @@ suite("chart (helm template)", () => {
       "ConfigMap/kr-kruntimes-gateway-ca",
       "Deployment/kr-kruntimes-controller",
       "Deployment/kr-kruntimes-gateway",
+      "FlowSchema/team-a-kr-kruntimes-runtimed-heartbeats",
       "PodDisruptionBudget/kr-kruntimes-gateway",
       "Role/kr-kruntimes-gateway-discovery",
       "RoleBinding/kr-kruntimes-gateway-discovery",
@@ -222,7 +224,7 @@ suite("chart (helm template)", () => {
     const a = await names("kruntimes", "team-a");
     const b = await names("kruntimes", "team-b");
     const c = await names("other", "team-a");
-    expect(a).toHaveLength(10);
+    expect(a).toHaveLength(11);
     for (const n of a) {
       expect(b).not.toContain(n);
       expect(c).not.toContain(n);
@@ -248,6 +250,7 @@ suite("chart (helm template)", () => {
         "runPriority.admissionPolicy": "false",
         "artifactInputs.admissionPolicy": "false",
         "webhook.enabled": "false",
+        "runtimed.heartbeatFlowSchema.enabled": "false",
       },
       { namespace: "solo" },
     );
@@ -261,6 +264,37 @@ suite("chart (helm template)", () => {
       name: role.metadata.name,
     });
     expect(controllerContainer(objs).args).toContain("--namespace=solo");
+  });
+
+  test("runtimed's heartbeat Leases get their own FlowSchema: Lease requests only, the listed namespaces", async () => {
+    const objs = await render(
+      { "runtimed.heartbeatFlowSchema.namespaces[0]": "team-b" },
+      { namespace: "team-a" },
+    );
+    const fs = find(objs, "FlowSchema");
+    expect(fs.spec).toEqual({
+      priorityLevelConfiguration: { name: "leader-election" },
+      matchingPrecedence: 500,
+      distinguisherMethod: { type: "ByUser" },
+      rules: [
+        {
+          subjects: ["team-a", "team-b"].map((namespace) => ({
+            kind: "ServiceAccount",
+            serviceAccount: { namespace, name: "*" },
+          })),
+          resourceRules: [
+            {
+              apiGroups: ["coordination.k8s.io"],
+              resources: ["leases"],
+              verbs: ["get", "create", "update", "patch"],
+              namespaces: ["team-a", "team-b"],
+            },
+          ],
+        },
+      ],
+    });
+    const off = await render({ "runtimed.heartbeatFlowSchema.enabled": "false" });
+    expect(off.filter((o) => o.kind === "FlowSchema")).toEqual([]);
   });
 
   test("built-in Runtimes are sized by values, and can be turned off", async () => {

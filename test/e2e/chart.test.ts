@@ -153,6 +153,30 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
     await client.get(path(R.deployments, nsA.name, "python"));
   }, 150_000);
 
+  test("runtimed's Lease requests are classified by the chart's FlowSchema; its other requests are not", async () => {
+    const fs = await client.get<{ metadata: { uid: string } }>(
+      `/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/${nsA.name}-kr-kruntimes-runtimed-heartbeats`,
+    );
+    // As bash's runtimed: API Priority and Fairness classifies a request before authorization, and
+    // says which FlowSchema matched in a response header.
+    const as = async (p: string) => {
+      const sa = `system:serviceaccount:${nsA.name}:bash-runtimed`;
+      const headers = new Headers({ "Impersonate-User": sa });
+      for (const g of [
+        "system:serviceaccounts",
+        `system:serviceaccounts:${nsA.name}`,
+        "system:authenticated",
+      ])
+        headers.append("Impersonate-Group", g);
+      const { server, ca, cert, key } = client.conn;
+      const res = await fetch(`${server}${p}`, { headers, tls: { ca, cert, key } } as RequestInit);
+      await res.arrayBuffer();
+      return res.headers.get("x-kubernetes-pf-flowschema-uid");
+    };
+    expect(await as(`/apis/coordination.k8s.io/v1/namespaces/${nsA.name}/leases/any`)).toBe(fs.metadata.uid);
+    expect(await as(path(RunResource, nsA.name))).not.toBe(fs.metadata.uid);
+  });
+
   test("Runs succeed on both built-in Runtimes", async () => {
     const bash = await runScript(client, nsA.name, "bash", 'echo "hello from $(hostname)"; echo warn >&2');
     expect(bash.status?.phase).toBe("Succeeded");
