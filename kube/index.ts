@@ -5,7 +5,7 @@ export { KubeClient } from "./src/client.ts";
 export type { KubeStatus } from "./src/errors.ts";
 export { isConflict, isFenceFailed, isGone, isNotFound, KubeError, unlessNotFound } from "./src/errors.ts";
 export type { InformerHandlers, InformerOptions } from "./src/informer.ts";
-export { Informer, keyOf } from "./src/informer.ts";
+export { Informer, keyOf, withoutManagedFields } from "./src/informer.ts";
 export type { ClusterConnection } from "./src/kubeconfig.ts";
 export { KubeconfigError, loadInCluster, loadKubeconfigFile, resolveConnection } from "./src/kubeconfig.ts";
 export type { ResourceRef } from "./src/paths.ts";

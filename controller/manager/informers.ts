@@ -14,7 +14,7 @@ import {
   WorkflowRunResource,
   WorkspaceResource,
 } from "@kruntimes/api";
-import { Informer, type KubeClient, path, R } from "@kruntimes/kube";
+import { Informer, type KubeClient, path, R, withoutManagedFields } from "@kruntimes/kube";
 import type { Deployment, Lease, Pod } from "../kube-types.ts";
 
 export interface Informers {
@@ -32,7 +32,8 @@ const MANAGED = `${Labels.managedBy}=${MANAGED_BY}`;
 export function createInformers(client: KubeClient, namespace: string | undefined): Informers {
   return {
     runtimes: new Informer<Runtime>(client, path(RuntimeResource, namespace)),
-    runs: new Informer<Run>(client, path(RunResource, namespace)),
+    // Nothing in the controller reads a Run's managedFields: not kept for 10,000s of Runs.
+    runs: new Informer<Run>(client, path(RunResource, namespace), { transform: withoutManagedFields }),
     pods: new Informer<Pod>(client, path(R.pods, namespace), {
       labelSelector: `${MANAGED},${Labels.runtime}`,
     }),
@@ -40,7 +41,9 @@ export function createInformers(client: KubeClient, namespace: string | undefine
     leases: new Informer<Lease>(client, path(R.leases, namespace), { labelSelector: Labels.runtime }),
     deployments: new Informer<Deployment>(client, path(R.deployments, namespace), { labelSelector: MANAGED }),
     workspaces: new Informer<PersistentWorkspace>(client, path(WorkspaceResource, namespace)),
-    workflowRuns: new Informer<WorkflowRun>(client, path(WorkflowRunResource, namespace)),
+    workflowRuns: new Informer<WorkflowRun>(client, path(WorkflowRunResource, namespace), {
+      transform: withoutManagedFields,
+    }),
   };
 }
 

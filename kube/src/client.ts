@@ -58,6 +58,8 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   deletionTimestamp?: string;
   deletionGracePeriodSeconds?: number;
+  /** Who set which fields (server-side field management); informers may drop it. */
+  managedFields?: unknown[];
 }
 
 export interface KubeObject {

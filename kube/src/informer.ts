@@ -18,7 +18,7 @@ export interface InformerHandlers<T> {
   error?(err: unknown): void;
 }
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   labelSelector?: string;
   fieldSelector?: string;
   /** Watch timeout the server closes after; a fresh watch follows at once. */
@@ -27,6 +27,17 @@ export interface InformerOptions {
   retryDelayMs?: number;
   /** A watch whose response headers take longer fails and is retried (default 30 s). */
   watchHeadersTimeoutMs?: number;
+  /**
+   * Applied to every object before it is cached or handed to handlers (as client-go's
+   * SetTransform): e.g. `withoutManagedFields`, for a cache that never reads them.
+   */
+  transform?: (obj: T) => T;
+}
+
+/** Drops `metadata.managedFields`: one entry per writer, listing every field it set. */
+export function withoutManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
 }
 
 export const keyOf = (o: KubeObject) =>
@@ -44,7 +55,7 @@ export class Informer<T extends KubeObject> {
   constructor(
     private readonly client: KubeClient,
     private readonly path: string,
-    private readonly opts: InformerOptions = {},
+    private readonly opts: InformerOptions<T> = {},
   ) {}
 
   on(h: InformerHandlers<T>): this {
@@ -103,7 +114,9 @@ export class Informer<T extends KubeObject> {
       fieldSelector: this.opts.fieldSelector,
     });
     const seen = new Set<string>();
-    for (const item of list.items) {
+    const transform = this.opts.transform;
+    for (const raw of list.items) {
+      const item = transform ? transform(raw) : raw;
       const k = keyOf(item);
       seen.add(k);
       const old = this.store.get(k);
@@ -148,7 +161,8 @@ export class Informer<T extends KubeObject> {
           this.opts.watchHeadersTimeoutMs ?? 30_000,
         );
         for await (const ev of events) {
-          const obj = ev.object;
+          const obj =
+            this.opts.transform && ev.type !== "BOOKMARK" ? this.opts.transform(ev.object) : ev.object;
           if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
           if (ev.type === "BOOKMARK") continue;
           const k = keyOf(obj);
