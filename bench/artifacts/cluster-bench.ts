@@ -12,6 +12,7 @@ import { startController } from "../../controller/testing/cluster/controller-pro
 import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { startS3Server } from "../../test/localcluster/s3-server.ts";
 import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
+import { imageRuntime } from "../../test/support/runtimes.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 
 type ArtifactStore = NonNullable<Runtime["spec"]["artifactStore"]>;
@@ -97,29 +98,8 @@ export async function startArtifactBench(prefix: string, defaultRuns: string) {
 }
 
 /** A one-pod bash Runtime (room for 8 Runs), with `artifactStore` when given. */
-export function bashRuntime(name: string, artifactStore?: ArtifactStore): Runtime {
-  return {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      capacity: { runs: 8 },
-      template: {
-        spec: {
-          containers: [
-            {
-              name: "runtime",
-              image: "ghcr.io/kruntimes/bash",
-              env: [{ name: "HOME", value: "/workspace" }],
-            },
-          ],
-        },
-      },
-      ...(artifactStore ? { artifactStore } : {}),
-    },
-  } as Runtime;
-}
+export const bashRuntime = (name: string, artifactStore?: ArtifactStore): Runtime =>
+  imageRuntime(name, "ghcr.io/kruntimes/bash", { replicas: 1, ...(artifactStore ? { artifactStore } : {}) });
 
 /** The `p` quantile of `xs` (nearest rank, no interpolation). */
 export const quantile = (xs: number[], p: number) =>

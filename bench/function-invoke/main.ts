@@ -26,6 +26,7 @@ import {
   wrapResult,
 } from "../../runtimed/dataplane/dataplane-client.ts";
 import { eventually, testCluster, testNamespace } from "../../test/support/cluster.ts";
+import { imageRuntime } from "../../test/support/runtimes.ts";
 import { machineInfo } from "../hotpath/machine.ts";
 import { closedLoop, type LoadResult } from "./load.ts";
 import { rawUnary } from "./raw-client.ts";
@@ -60,20 +61,8 @@ const SOURCES = {
 } as const;
 type Lang = keyof typeof SOURCES;
 
-function runtime(name: string, image: string): Runtime {
-  return {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      capacity: { runs: 8 },
-      template: {
-        spec: { containers: [{ name: "runtime", image, env: [{ name: "HOME", value: "/workspace" }] }] },
-      },
-    },
-  } as Runtime;
-}
+/** A one-pod Runtime of `image`, room for 8 Runs. */
+const runtime = (name: string, image: string): Runtime => imageRuntime(name, image, { replicas: 1 });
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<number> {
   const reader = stream.getReader();

@@ -34,6 +34,7 @@ import {
   grantRuns,
   saToken,
 } from "../../test/support/gateway.ts";
+import { imageRuntime } from "../../test/support/runtimes.ts";
 import { type BenchOptions, PROTOCOLS, type Row } from "./bench.ts";
 import { runLoad } from "./load.ts";
 
@@ -55,20 +56,8 @@ export interface ClusterBenchOptions extends BenchOptions {
   log?: (line: string) => void;
 }
 
-function runtime(name: string, image: string): Runtime {
-  return {
-    apiVersion: "kruntimes.io/v1alpha1",
-    kind: "Runtime",
-    metadata: { name },
-    spec: {
-      replicas: 1,
-      capacity: { runs: 8 },
-      template: {
-        spec: { containers: [{ name: "runtime", image, env: [{ name: "HOME", value: "/workspace" }] }] },
-      },
-    },
-  } as Runtime;
-}
+/** A one-pod Runtime of `image`, room for 8 Runs. */
+const runtime = (name: string, image: string): Runtime => imageRuntime(name, image, { replicas: 1 });
 
 /** A one-file Bun server in its own process; it prints its port. */
 async function startBunProcess(code: string): Promise<{ port: number; stop(): void }> {

@@ -183,9 +183,7 @@ async function createAndWatch(
   const list = await client.list<Run>(path(RunResource, ns), { fieldSelector: `metadata.name=${name}` });
   const finished = new AbortController();
   // AbortSignal.any also sees an interrupt that came before this call.
-  const abort = {
-    signal: AbortSignal.any([env.signal, finished.signal, AbortSignal.timeout(timeoutMs)]),
-  };
+  const stop = AbortSignal.any([env.signal, finished.signal, AbortSignal.timeout(timeoutMs)]);
   const t0 = performance.now();
   try {
     await client.create(path(RunResource, ns), body);
@@ -197,7 +195,7 @@ async function createAndWatch(
         client,
         path(RunResource, ns),
         { fieldSelector: `metadata.name=${name}`, resourceVersion: list.metadata?.resourceVersion },
-        abort.signal,
+        stop,
       )) {
         if (ev.type !== "ADDED" && ev.type !== "MODIFIED") continue;
         writes++;
@@ -211,7 +209,7 @@ async function createAndWatch(
           );
       }
     } catch (e) {
-      if (!abort.signal.aborted || e instanceof BenchError) throw e;
+      if (!stop.aborted || e instanceof BenchError) throw e;
     }
     if (env.signal.aborted) throw env.signal.reason;
     throw new BenchError(

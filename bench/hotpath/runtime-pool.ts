@@ -49,13 +49,13 @@ export async function waitPoolReady(
   const done = new AbortController();
   // AbortSignal.any also sees an interrupt that came before this call (e.g. during createPool's
   // POST); a listener added now would not, and the watch would then run until the timeout.
-  const abort = { signal: AbortSignal.any([signal, done.signal, AbortSignal.timeout(timeoutMs)]) };
+  const stop = AbortSignal.any([signal, done.signal, AbortSignal.timeout(timeoutMs)]);
   let last: Runtime | undefined;
   try {
     for (;;) {
       // A watch ends quietly when aborted (interrupt or timeout): stop here, or the loop would
       // re-list and re-watch with an aborted signal forever.
-      if (abort.signal.aborted) throw signal.aborted ? signal.reason : new Error("timed out");
+      if (stop.aborted) throw signal.aborted ? signal.reason : new Error("timed out");
       last = await client.get<Runtime>(path(RuntimeResource, p.namespace, p.name));
       if (poolReady(last, p.pods)) return;
       try {
@@ -63,7 +63,7 @@ export async function waitPoolReady(
           client,
           path(RuntimeResource, p.namespace),
           { fieldSelector: `metadata.name=${p.name}`, resourceVersion: last.metadata.resourceVersion },
-          abort.signal,
+          stop,
         )) {
           if (ev.type !== "ADDED" && ev.type !== "MODIFIED") continue;
           last = ev.object;
@@ -74,7 +74,7 @@ export async function waitPoolReady(
       }
     }
   } catch (e) {
-    if (abort.signal.aborted && !signal.aborted)
+    if (stop.aborted && !signal.aborted)
       throw new BenchError(
         `Runtime ${p.namespace}/${p.name} (image ${p.image}) was not ready within ${timeoutMs / 1000}s: ${describePool(last)}`,
         `is the kruntimes controller running, and does the image run on this cluster? Look with \`krt runtime get ${p.name} -n ${p.namespace}\` (add --keep to keep the namespace)`,

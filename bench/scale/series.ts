@@ -4,6 +4,7 @@
  * overall and at steady state, the scheduler's busy share, pending Runs that fitted free
  * capacity, CPU shares by process group, and the compact table of the report.
  */
+import { percentile } from "../hotpath/stats.ts";
 
 /** Busy CPU of the machine no process scan saw: processes that came and went between scans, the kernel. */
 export const UNATTRIBUTED = "unattributed (short-lived processes, kernel)";
@@ -187,10 +188,8 @@ export function timeReaching(samples: readonly Sample[], value: (s: Sample) => n
   return undefined;
 }
 
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
-}
+/** Nearest-rank quantile (q in 0..1) of `sorted`: krt bench's `percentile`, on a 0..1 scale. */
+export const quantile = (sorted: readonly number[], q: number): number => percentile(sorted, q * 100);
 
 export interface Summary {
   runs: number;

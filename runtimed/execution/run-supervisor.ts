@@ -345,14 +345,10 @@ export class RunSupervisor {
     const attempt = this.attempt;
     const delayMs = retryDelayMs(this.run.spec, attempt);
     const due = nowMicros() + delayMs * 1000;
-    const status = retryStatus(this.withRefs(this.run), failed, attempt, due, delayMs, Date.now());
     this.nextAttempt = attempt + 1;
     const w = await this.writeFenced(
       "retry",
-      (run) =>
-        run === this.run
-          ? status
-          : retryStatus(this.withRefs(run), failed, attempt, due, delayMs, Date.now()),
+      (run) => retryStatus(this.withRefs(run), failed, attempt, due, delayMs, Date.now()),
       (s) => s.status?.attempt === attempt + 1 && s.status.assignment?.podUID === this.d.o.pod.uid,
     );
     if (!w.ok) {
