@@ -31,7 +31,9 @@ const { values: a, positionals } = parseArgs({
 });
 const clusters = a.cluster ?? [];
 if (clusters.length === 0 || positionals.length === 0) {
-  console.error("usage: bun scripts/run-suites.ts --cluster DIR [--cluster DIR…] [--timeout MS] PATH…");
+  console.error(
+    "usage: bun scripts/run-suites.ts --cluster DIR [--cluster DIR…] [--timeout MS] [--record FILE] PATH…",
+  );
   process.exit(64);
 }
 
