@@ -17,6 +17,7 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Glob } from "bun";
 import { runProcess } from "../test/support/process.ts";
+import { countOf, failureExcerpts } from "./suite-output.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const TIMES = join(ROOT, "test", "suite-times.json");
@@ -63,6 +64,8 @@ interface Result {
   code: number;
   pass: number;
   fail: number;
+  /** What to repeat under the summary when the file failed. */
+  excerpts: string[];
 }
 
 // krt built once for every file (test/e2e/krt-binary.ts uses it), not once per test process.
@@ -78,8 +81,6 @@ const recorded: Record<string, number> = existsSync(TIMES) ? JSON.parse(readFile
 const queue = order(testFiles(positionals), recorded);
 const results: Result[] = [];
 const started = performance.now();
-const count = (text: string, word: string) =>
-  Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(text)?.[1] ?? 0);
 
 async function worker(index: number, dir: string): Promise<void> {
   const info = JSON.parse(readFileSync(join(dir, "cluster.json"), "utf8")) as { kubeconfig: string };
@@ -94,7 +95,15 @@ async function worker(index: number, dir: string): Promise<void> {
     );
     const seconds = (performance.now() - t0) / 1000;
     const text = `${stdout}${stderr}`;
-    const r = { file, worker: index, seconds, code, pass: count(text, "pass"), fail: count(text, "fail") };
+    const r = {
+      file,
+      worker: index,
+      seconds,
+      code,
+      pass: countOf(text, "pass"),
+      fail: countOf(text, "fail"),
+      excerpts: code === 0 ? [] : failureExcerpts(text),
+    };
     results.push(r);
     const mark = code === 0 ? "ok" : "FAILED";
     process.stdout.write(
@@ -122,6 +131,9 @@ if (a.record) {
   writeFileSync(a.record, `${JSON.stringify(times, null, 2)}\n`);
 }
 if (failed.length > 0) {
-  console.log(`failed: ${failed.map((r) => `${r.file} (exit ${r.code})`).join(", ")}`);
+  // Again below the summary: a log read from its tail shows why, not only which file.
+  for (const r of failed)
+    for (const e of r.excerpts) console.log(`\n== failure in ${r.file} (cluster ${r.worker + 1}):\n${e}`);
+  console.log(`\nfailed: ${failed.map((r) => `${r.file} (exit ${r.code})`).join(", ")}`);
   process.exit(1);
 }

@@ -23,7 +23,7 @@ done
 
 step "unit tests"
 unit_dirs=()
-for d in api kube controller runtimed gateway krt runtimes bench dashboard test/localcluster; do
+for d in api kube controller runtimed gateway krt runtimes bench dashboard scripts test/localcluster; do
   if [[ -d $d ]]; then unit_dirs+=("./$d"); fi
 done
 bun test --timeout 60000 "${unit_dirs[@]}"

@@ -21,14 +21,18 @@ import {
 } from "./chart-support.ts";
 
 describe("helmStderr", () => {
-  test("drops only client-go's canceled-watch line; warnings and errors stay", () => {
-    const noise =
-      'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="context canceled"\n';
+  test("drops client-go's watch noise; the apiserver's warnings, helm's and errors stay", () => {
+    const noise = [
+      'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="context canceled"',
+      'W1205 11:02:03.100000    5120 reflector.go:561] k8s.io/client-go/tools/cache/reflector.go:243: watch of *unstructured.Unstructured ended with: an error on the server ("unable to decode an event from the watch stream: http2: response body closed") has prevented the request from succeeding',
+      'E1205 11:02:03.100000    5120 retrywatcher.go:160] "Watch failed" err="context canceled"',
+      "",
+    ].join("\n");
     expect(helmStderr(noise)).toBe("");
     expect(helmStderr(`WARNING: x\n${noise}Error: y\n`)).toBe("WARNING: x\nError: y\n");
-    const other =
-      'E1203 16:06:41.048832    4961 request.go:1198] "Unexpected error when reading response body" err="EOF"\n';
-    expect(helmStderr(other)).toBe(other);
+    const warning =
+      'W1205 11:02:03.100000    5120 warnings.go:70] metadata.finalizers: "x": prefer a domain-qualified finalizer name\n';
+    expect(helmStderr(warning)).toBe(warning);
   });
 });
 

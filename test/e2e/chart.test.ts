@@ -173,9 +173,16 @@ suite("chart on a cluster (helm install / upgrade / uninstall)", () => {
       await res.arrayBuffer();
       return res.headers.get("x-kubernetes-pf-flowschema-uid");
     };
-    expect(await as(`/apis/coordination.k8s.io/v1/namespaces/${nsA.name}/leases/any`)).toBe(fs.metadata.uid);
+    // The apiserver's APF config controller takes a new FlowSchema up from its own informer, a
+    // moment after helm created it.
+    const leases = `/apis/coordination.k8s.io/v1/namespaces/${nsA.name}/leases/any`;
+    await eventually(
+      "the heartbeat FlowSchema classifying Lease requests",
+      async () => (await as(leases)) === fs.metadata.uid,
+      30_000,
+    );
     expect(await as(path(RunResource, nsA.name))).not.toBe(fs.metadata.uid);
-  });
+  }, 60_000);
 
   test("Runs succeed on both built-in Runtimes", async () => {
     const bash = await runScript(client, nsA.name, "bash", 'echo "hello from $(hostname)"; echo warn >&2');
