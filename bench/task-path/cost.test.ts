@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { cpuTicks, diffRequestCosts, parseRequestCosts, processGroup } from "./cost.ts";
+import {
+  cpuTicks,
+  diffRequestCodes,
+  diffRequestCosts,
+  parseRequestCodes,
+  parseRequestCosts,
+  processGroup,
+} from "./cost.ts";
 
 const metrics = (postSum: number, postCount: number) => `
 # HELP apiserver_request_duration_seconds x
@@ -22,6 +29,17 @@ describe("task-path cost", () => {
     expect(d.map((r) => r.key)).toEqual(["POST runs"]); // status unchanged, WATCH left out
     expect(d[0]?.count).toBe(10);
     expect(d[0]?.meanMs).toBeCloseTo(250, 6);
+  });
+
+  test("request codes: counts per verb/resource/subresource/code, diffed over the window without WATCH", () => {
+    const text = (ok: number, failedTest: number) => `
+apiserver_request_total{code="200",component="apiserver",group="kruntimes.io",resource="runs",scope="namespace",subresource="status",verb="PATCH",version="v1alpha1"} ${ok}
+apiserver_request_total{code="422",component="apiserver",group="kruntimes.io",resource="runs",scope="namespace",subresource="status",verb="PATCH",version="v1alpha1"} ${failedTest}
+apiserver_request_total{code="200",component="apiserver",group="kruntimes.io",resource="runs",scope="cluster",subresource="",verb="WATCH",version="v1alpha1"} 7
+`;
+    const before = parseRequestCodes(text(10, 1));
+    expect(before.get("PATCH runs/status 422")).toBe(1);
+    expect(diffRequestCodes(before, parseRequestCodes(text(30, 1)))).toEqual([["PATCH runs/status 200", 20]]);
   });
 
   test("process groups from command lines; others are not counted", () => {

@@ -60,6 +60,36 @@ export function diffRequestCosts(
   return out.sort((x, y) => y.seconds - x.seconds);
 }
 
+const TOTAL = /^apiserver_request_total\{([^}]*)\} ([0-9.eE+-]+)$/;
+
+/**
+ * apiserver_request_total by "VERB resource[/subresource] code" (scopes and versions merged):
+ * how many writes failed and how (409 conflict, 422 a failed JSON-patch `test`, 429 throttled).
+ */
+export function parseRequestCodes(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const m = TOTAL.exec(line);
+    if (!m) continue;
+    const l = labels(m[1] as string);
+    if (l.verb === "WATCH" || l.verb === "CONNECT") continue;
+    const key = `${l.verb} ${l.resource}${l.subresource ? `/${l.subresource}` : ""} ${l.code}`;
+    out.set(key, (out.get(key) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+/** after − before for request codes, only keys with requests in the window, most first. */
+export function diffRequestCodes(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): [string, number][] {
+  return [...after]
+    .map(([k, n]): [string, number] => [k, n - (before.get(k) ?? 0)])
+    .filter(([, n]) => n > 0)
+    .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]));
+}
+
 /** Which part of the system a process is, from its command line (undefined: not ours to count). */
 export function processGroup(cmdline: string): string | undefined {
   const rules: [RegExp, string][] = [

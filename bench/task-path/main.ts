@@ -12,7 +12,14 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KubeClient, loadKubeconfigFile } from "@kruntimes/kube";
-import { cpuTicks, diffRequestCosts, parseRequestCosts, processGroup } from "./cost.ts";
+import {
+  cpuTicks,
+  diffRequestCodes,
+  diffRequestCosts,
+  parseRequestCodes,
+  parseRequestCosts,
+  processGroup,
+} from "./cost.ts";
 
 const argv = process.argv.slice(2);
 const sep = argv.indexOf("--");
@@ -79,7 +86,9 @@ function cpuByPid(scope: string | undefined): Map<number, { group: string; ticks
   return m;
 }
 
-const before = parseRequestCosts(await metrics());
+const text0 = await metrics();
+const before = parseRequestCosts(text0);
+const codes0 = parseRequestCodes(text0);
 const scope = flag("--scope");
 const cpu0 = cpuByPid(scope);
 const load0 = readFileSync("/proc/loadavg", "utf8").trim();
@@ -115,7 +124,9 @@ const code = await child.exited;
 clearInterval(sampler);
 sample();
 const seconds = (performance.now() - t0) / 1000;
-const after = parseRequestCosts(await metrics());
+const text1 = await metrics();
+const after = parseRequestCosts(text1);
+const codes = diffRequestCodes(codes0, parseRequestCodes(text1));
 await profile?.catch((e: unknown) => console.error(String(e)));
 
 const groups = new Map<string, number>();
@@ -131,6 +142,10 @@ const lines: string[] = [
   ...diffRequestCosts(before, after)
     .slice(0, 25)
     .map((r) => `| ${r.key} | ${r.count} | ${r.meanMs.toFixed(1)} | ${r.seconds.toFixed(2)} |`),
+  "",
+  `| request and response code (apiserver_request_total, window) | count |${runs ? " per Run |" : ""}`,
+  `|---|---|${runs ? "---|" : ""}`,
+  ...codes.slice(0, 25).map(([k, n]) => `| ${k} | ${n} |${runs ? ` ${(n / runs).toFixed(2)} |` : ""}`),
   "",
   `| process group | CPU s in the window | share of the window (2 cores = 200%) |${runs ? " CPU ms per Run |" : ""}`,
   `|---|---|---|${runs ? "---|" : ""}`,
