@@ -27,6 +27,8 @@ try {
 const log = pino({ level: options.logLevel, base: { component: "controller" } });
 const client = new KubeClient(
   resolveConnection({ kubeconfig: options.kubeconfig, context: options.context, env: process.env }),
+  // Its user agent is its field manager: server-side applies and plain writes go under one name.
+  { userAgent: options.fieldManager },
 );
 const manager = new Manager(options, client, log, () => {
   log.fatal("leadership lost; exiting so a fresh process can stand by");

@@ -27,6 +27,7 @@ try {
 const log = pino({ level: options.logLevel, base: { component: "gateway" } });
 const client = new KubeClient(
   resolveConnection({ kubeconfig: options.kubeconfig, context: options.context, env: process.env }),
+  { userAgent: "kruntimes-gateway" },
 );
 log.info({ namespace: options.namespace ?? "(all)", protocols: [...options.protocols] }, "starting");
 const gateway = await startGateway(options, { client, log });

@@ -3,6 +3,7 @@
  * cluster connection, the namespace scope and the output format. No module reads env itself.
  */
 import { type ClusterConnection, KubeClient, resolveConnection } from "@kruntimes/kube";
+import { buildInfo } from "./build-info.ts";
 import { CliError } from "./errors.ts";
 
 export const OUTPUT_FORMATS = ["table", "wide", "json", "yaml", "name"] as const;
@@ -54,5 +55,6 @@ export interface Session {
 
 export function connect(opts: GlobalOptions, env: Record<string, string | undefined>): Session {
   const conn = resolveConnection({ kubeconfig: opts.kubeconfig, context: opts.context, env });
-  return { client: new KubeClient(conn), conn, namespace: opts.namespace ?? conn.namespace };
+  const client = new KubeClient(conn, { userAgent: `krt/${buildInfo.version}` });
+  return { client, conn, namespace: opts.namespace ?? conn.namespace };
 }

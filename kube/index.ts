@@ -1,6 +1,13 @@
 /** @kruntimes/kube: a thin typed Kubernetes client over Bun fetch, watches and informers. */
 
-export type { KubeList, KubeObject, ObjectMeta, PatchType, RequestOptions } from "./src/client.ts";
+export type {
+  KubeClientOptions,
+  KubeList,
+  KubeObject,
+  ObjectMeta,
+  PatchType,
+  RequestOptions,
+} from "./src/client.ts";
 export { KubeClient } from "./src/client.ts";
 export type { KubeStatus } from "./src/errors.ts";
 export { isConflict, isFenceFailed, isGone, isNotFound, KubeError, unlessNotFound } from "./src/errors.ts";

@@ -48,7 +48,9 @@ async function sidecar(): Promise<void> {
   const metrics = createMetrics();
   // Process memory, CPU and GC on /metrics (the soak benchmark watches them for growth).
   collectDefaultMetrics({ register: metrics.registry });
-  const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env: process.env }));
+  const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env: process.env }), {
+    userAgent: "kruntimes-runtimed",
+  });
   const server = runtimeServerClients(o.socketPath);
   const writer = new StatusWriter(client, metrics, log, o.writeRetryMs);
   const lease = new LeaseKeeper(client, o, log, metrics);

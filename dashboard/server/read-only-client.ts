@@ -37,7 +37,7 @@ export class ReadOnlyKubeClient extends KubeClient {
     conn: ClusterConnection,
     private readonly signal?: AbortSignal,
   ) {
-    super(conn);
+    super(conn, { userAgent: "kruntimes-dashboard" });
   }
 
   override request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {

@@ -75,11 +75,25 @@ export interface KubeList<T> {
   items: T[];
 }
 
+export interface KubeClientOptions {
+  /**
+   * Who is calling (`name` or `name/version`): in the apiserver's audit log, and — the part before
+   * any `/` — the field manager of every write that names none (`kubectl get -o yaml
+   * --show-managed-fields`). Without it Bun's own ("Bun/1.x") names every component alike.
+   */
+  userAgent?: string;
+}
+
 export class KubeClient {
   private tokenCache?: { mtimeMs: number; token: string };
   private readonly tls: { ca?: string; cert?: string; key?: string; rejectUnauthorized: boolean };
+  private readonly userAgent: string | undefined;
 
-  constructor(readonly conn: ClusterConnection) {
+  constructor(
+    readonly conn: ClusterConnection,
+    opts: KubeClientOptions = {},
+  ) {
+    this.userAgent = opts.userAgent;
     this.tls = {
       ca: conn.ca,
       cert: conn.cert,
@@ -111,6 +125,7 @@ export class KubeClient {
       if (s) url += (url.includes("?") ? "&" : "?") + s;
     }
     const headers: Record<string, string> = { accept: "application/json" };
+    if (this.userAgent) headers["user-agent"] = this.userAgent;
     const token = this.bearer();
     if (token) headers.authorization = `Bearer ${token}`;
     let body: string | undefined;

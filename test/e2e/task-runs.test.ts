@@ -68,6 +68,13 @@ function runtime(name: string, image: string, replicas: number, runs: number): R
   } as Runtime;
 }
 
+/** One entry of `metadata.managedFields`. */
+interface ManagedFields {
+  manager: string;
+  subresource?: string;
+  fieldsV1?: unknown;
+}
+
 suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
   const client = cluster?.client as KubeClient;
   let ns: { name: string; remove(): Promise<void> };
@@ -183,6 +190,15 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
         status: "True",
         reason: "Completed",
       });
+      // Who wrote what, under their own field managers: the controller the assignment, runtimed
+      // the outcome (Bun's default user agent would name both "Bun").
+      const owner = (field: string) =>
+        (r.metadata.managedFields as ManagedFields[] | undefined)
+          ?.filter((m) => m.subresource === "status" && JSON.stringify(m.fieldsV1).includes(`"f:${field}"`))
+          .map((m) => m.manager);
+      expect(owner("assignment")).toEqual(["kruntimes-controller"]);
+      expect(owner("phase")).toEqual(["kruntimes-runtimed"]);
+      expect(owner("exitCode")).toEqual(["kruntimes-runtimed"]);
     });
 
     test("inline script exiting 3: Failed/NonZeroExit", async () => {

@@ -24,7 +24,9 @@ export async function maintain(env: Record<string, string | undefined>): Promise
     process.exit(2);
   }
   const log = pino({ level: o.logLevel, base: { component: "artifact-maintainer", store: o.storeId } });
-  const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env }));
+  const client = new KubeClient(resolveConnection({ kubeconfig: o.kubeconfig, env }), {
+    userAgent: "kruntimes-artifact-maintainer",
+  });
   const store = openStore(o.store, o);
   const metrics = createMaintainerMetrics();
   const cleanup = new Cleanup(client, store, log, metrics);
