@@ -193,7 +193,7 @@ suite("task Runs on warm pods (real runtimed + Runtime Server)", () => {
       // Who wrote what, under their own field managers: the controller the assignment, runtimed
       // the outcome (Bun's default user agent would name both "Bun").
       const owner = (field: string) =>
-        (r.metadata.managedFields as ManagedFields[] | undefined)
+        (r.metadata as { managedFields?: ManagedFields[] }).managedFields
           ?.filter((m) => m.subresource === "status" && JSON.stringify(m.fieldsV1).includes(`"f:${field}"`))
           .map((m) => m.manager);
       expect(owner("assignment")).toEqual(["kruntimes-controller"]);
