@@ -67,6 +67,15 @@ describe("parseOptions", () => {
     expect(o.runtimedCommand).toEqual(["bun", "controller/testing/heartbeat.ts"]);
   });
 
+  test("waiting reasons: 1 s, InsufficientCapacity 10 s, never below the other reasons' delay", () => {
+    const d = parseOptions([], {});
+    expect([d.waitingReasonDelayMs, d.capacityWaitReasonDelayMs]).toEqual([1000, 10_000]);
+    const slow = parseOptions(["--waiting-reason-delay=30s"], {});
+    expect(slow.capacityWaitReasonDelayMs).toBe(30_000);
+    const fast = parseOptions(["--capacity-wait-reason-delay=2s"], {});
+    expect(fast.capacityWaitReasonDelayMs).toBe(2000);
+  });
+
   const bad: [string, string[]][] = [
     ["unknown flag", ["--nope=1"]],
     ["bad integer", ["--metrics-port=abc"]],

@@ -93,7 +93,12 @@ export const FLAGS = {
   "waiting-reason-delay": {
     kind: "duration",
     default: "1s",
-    help: "how long a Run waits before its waiting reason is written",
+    help: "how long a Run waits before its waiting reason is written (InsufficientCapacity: see --capacity-wait-reason-delay)",
+  },
+  "capacity-wait-reason-delay": {
+    kind: "duration",
+    default: "10s",
+    help: "how long a Run waits for capacity before InsufficientCapacity is written; never shorter than --waiting-reason-delay",
   },
   "parked-flush": {
     kind: "duration",
@@ -184,6 +189,8 @@ export interface ControllerOptions {
   assumeTtlMs: number;
   bindConcurrency: number;
   waitingReasonDelayMs: number;
+  /** InsufficientCapacity's delay: a pool that is merely busy frees a slot soon, so it waits longer. */
+  capacityWaitReasonDelayMs: number;
   parkedFlushMs: number;
   runtimeResyncMs: number;
   warmPoolMax: number;
@@ -290,6 +297,10 @@ export function parseOptions(
     assumeTtlMs: get("assume-ttl") as number,
     bindConcurrency: Math.max(1, get("bind-concurrency") as number),
     waitingReasonDelayMs: get("waiting-reason-delay") as number,
+    capacityWaitReasonDelayMs: Math.max(
+      get("capacity-wait-reason-delay") as number,
+      get("waiting-reason-delay") as number,
+    ),
     parkedFlushMs: get("parked-flush") as number,
     runtimeResyncMs: get("runtime-resync") as number,
     warmPoolMax: Math.max(0, get("warm-pool-max") as number),

@@ -171,11 +171,12 @@ try {
     kubeconfig: cluster.kubeconfig,
     runtimed: "real",
     // The controller's own defaults where the test helper shortens them (waiting-reason writes
-    // after 1 s — with a backlog of thousands that is thousands of writes —, a Run Scheduled 30 s
-    // without starting taken back, Lease renewal every 1 s).
+    // after 1 s, InsufficientCapacity after 10 s — with a backlog of thousands that is thousands
+    // of writes —, a Run Scheduled 30 s without starting taken back, Lease renewal every 1 s).
     flags: [
       "--identity=scale",
       "--waiting-reason-delay=1s",
+      "--capacity-wait-reason-delay=10s",
       "--scheduled-start-timeout=30s",
       "--leader-retry-period=1s",
     ],
@@ -561,7 +562,7 @@ try {
     `# Scale: ${runs} Runs in one burst — ${new Date().toISOString().slice(0, 10)}`,
     "",
     `Machine: ${machine}; load average before ${loadBefore}, after ${loadAfter}.`,
-    `Parameters${heartbeatFlowSchema ? " (experiment: runtimed's heartbeat Leases in APF priority level leader-election)" : ""}: ${runs} Runs (bash, \`echo "$KRUNTIME_RUN_NAME $KRUNTIME_ATTEMPT" >> ledger\`), created ${concurrency} at a time; Runtime \`bash\` of ${pods} pods × ${slots} slots on ${nodes} node agents (local cluster of its own); controller with its default flags (bind concurrency 32, waiting reason after 1 s, scheduled-start timeout 30 s), real runtimed; sampled every ${sampleMs} ms.`,
+    `Parameters${heartbeatFlowSchema ? " (experiment: runtimed's heartbeat Leases in APF priority level leader-election)" : ""}: ${runs} Runs (bash, \`echo "$KRUNTIME_RUN_NAME $KRUNTIME_ATTEMPT" >> ledger\`), created ${concurrency} at a time; Runtime \`bash\` of ${pods} pods × ${slots} slots on ${nodes} node agents (local cluster of its own); controller with its default flags (bind concurrency 32, waiting reason after 1 s, InsufficientCapacity after 10 s, scheduled-start timeout 30 s), real runtimed; sampled every ${sampleMs} ms.`,
     "",
     "Pods per node:",
     "",

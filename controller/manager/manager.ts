@@ -154,6 +154,7 @@ export class Manager {
         writer,
         clock,
         delayMs: o.waitingReasonDelayMs,
+        capacityDelayMs: o.capacityWaitReasonDelayMs,
       }),
       4,
     );

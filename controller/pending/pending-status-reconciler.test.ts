@@ -5,7 +5,7 @@ import { RecordingWriter } from "../testing/recording-writer.ts";
 import { ManualClock } from "../util/clock.ts";
 import { PendingStatusReconciler, type Waiting } from "./pending-status-reconciler.ts";
 
-function setup(run: Run, waiting?: Waiting) {
+function setup(run: Run, waiting?: Waiting, capacityDelayMs?: number) {
   const clock = new ManualClock();
   const writer = new RecordingWriter();
   const r = new PendingStatusReconciler({
@@ -14,6 +14,7 @@ function setup(run: Run, waiting?: Waiting) {
     writer,
     clock,
     delayMs: 1000,
+    ...(capacityDelayMs !== undefined ? { capacityDelayMs } : {}),
   });
   return { r, writer, clock };
 }
@@ -40,6 +41,23 @@ describe("PendingStatusReconciler", () => {
     await r.reconcile("ns/w");
     expect(writer.lastStatus()?.waitingReason).toBe(Reason.InsufficientCapacity);
     expect(writer.lastStatus()?.phase).toBe(RunPhase.Pending);
+  });
+
+  test("InsufficientCapacity waits its own, longer delay; the other reasons do not", async () => {
+    const now = new ManualClock().now();
+    const busy = { reason: Reason.InsufficientCapacity, message: "0/3 pods…", sinceMs: now };
+    const c = setup(aRun({ name: "w" }), busy, 10_000);
+    expect(await c.r.reconcile("ns/w")).toEqual({ kind: "requeueAfter", ms: 10_000 });
+    c.clock.advance(9_999);
+    expect(await c.r.reconcile("ns/w")).toEqual({ kind: "requeueAfter", ms: 1 });
+    expect(c.writer.patches).toEqual([]);
+    c.clock.advance(1);
+    await c.r.reconcile("ns/w");
+    expect(c.writer.lastStatus()?.waitingReason).toBe(Reason.InsufficientCapacity);
+
+    const none = { reason: Reason.NoReadyPods, message: "0/0 pods", sinceMs: now };
+    const n = setup(aRun({ name: "w" }), none, 10_000);
+    expect(await n.r.reconcile("ns/w")).toEqual({ kind: "requeueAfter", ms: 1000 });
   });
 
   test("an unchanged waiting reason is not written again", async () => {

@@ -3,6 +3,10 @@
  * scheduled (cancelled, mode not served) and writes the waiting reason of a parked Run — only
  * when the reason changes (for WorkspaceUnavailable: or its message), and only once the Run has
  * waited `delayMs`, so a Run that finds a slot within that time costs no extra write.
+ * InsufficientCapacity waits `capacityDelayMs`: a busy pool's slots are held for a moment after
+ * their Runs end (until the terminal write is seen), so under a burst a quarter of the Runs parked
+ * on it for over a second, and writing each of them a reason took apiserver writes from the binds
+ * and reports that end the wait (bench/results/waiting-reason-writes-2026-12-05.md).
  */
 import { Reason, type Run, type WaitingReason } from "@kruntimes/api";
 import type { Reconciler } from "../reconcile/controller.ts";
@@ -30,6 +34,8 @@ export interface PendingStatusDeps {
   writer: RunStatusWriter;
   clock: Clock;
   delayMs: number;
+  /** The delay for InsufficientCapacity (default: delayMs). */
+  capacityDelayMs?: number;
   /** The scheduler's write coordination: never write while the Run is being bound. */
   writes?: {
     beginStatusWrite(key: string): boolean;
@@ -60,7 +66,11 @@ export class PendingStatusReconciler implements Reconciler {
     }
     const waiting = this.d.waitingOf(key);
     if (!waiting) return Result.done();
-    const due = waiting.sinceMs + this.d.delayMs;
+    const delay =
+      waiting.reason === Reason.InsufficientCapacity
+        ? (this.d.capacityDelayMs ?? this.d.delayMs)
+        : this.d.delayMs;
+    const due = waiting.sinceMs + delay;
     if (now < due) return Result.requeueAfter(due - now);
     const message = waitingMessage(run, waiting.reason, waiting.message);
     // Written when the reason changes; for a workspace also when what it waits for does

@@ -50,6 +50,7 @@ export function startController(o: {
     "--leader-renew-deadline=3s",
     "--leader-retry-period=500ms",
     "--waiting-reason-delay=200ms",
+    "--capacity-wait-reason-delay=200ms",
     "--scheduled-start-timeout=10m",
     ...(o.flags ?? []),
   ];
