@@ -288,6 +288,14 @@ export const RuntimeStatusSchema = Obj(
     replicas: Type.Optional(Replicas("Runtime Pods that exist.")),
     readyReplicas: Type.Optional(Replicas("Runtime Pods whose runtime and runtimed are ready.")),
     availableReplicas: Type.Optional(Replicas("Ready Runtime Pods that accept new Runs.")),
+    pendingRuns: Type.Optional(
+      Int32({
+        minimum: 0,
+        maximum: 2147483647,
+        description:
+          "Pending Runs naming this Runtime that the scheduler holds (queued or waiting for a pod), updated at most every 2 s while it changes. Each Run's own `waitingReason` is written only once it has waited (1 s; 10 s for InsufficientCapacity).",
+      }),
+    ),
     conditions: Type.Optional(Conditions("`Ready` and `Progressing`.")),
     autoscaling: Type.Optional(
       Obj(

@@ -118,6 +118,11 @@ export class Manager {
         fieldManager: o.fieldManager,
         autoscalerFieldManager: autoscalerFieldManager(o.fieldManager),
         resyncMs: o.runtimeResyncMs,
+        pendingRuns: (key) => {
+          let n = 0;
+          for (const qr of queue.queued()) if (qr.runtimeKey === key) n++;
+          return n;
+        },
         render: {
           runtimedImage: o.runtimedImage,
           runtimedCommand: o.runtimedCommand,

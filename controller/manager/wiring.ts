@@ -7,7 +7,7 @@ import { FunctionFinalizerReconciler } from "../gc/function-finalizer-reconciler
 import { spentPodKey } from "../gc/spent-pod-reconciler.ts";
 import { TtlReconciler } from "../gc/ttl-reconciler.ts";
 import type { Controller } from "../reconcile/controller.ts";
-import { holdsCapacity } from "../scheduler/run-request.ts";
+import { holdsCapacity, runtimeKeyOf } from "../scheduler/run-request.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { Informers } from "./informers.ts";
 
@@ -30,6 +30,13 @@ export interface Controllers {
   autoscaler: Controller;
 }
 
+/**
+ * How often at most a Runtime's `status.pendingRuns` is refreshed while its Runs come and go: a
+ * Run event schedules the Runtime's reconcile this long ahead, and the events meanwhile ride on
+ * it — one status write per Runtime per interval in a burst, none when the count did not change.
+ */
+export const PENDING_RUNS_REFRESH_MS = 2000;
+
 export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, log: Logger): void {
   const cache = scheduler.cache;
   const onError = (what: string) => (err: unknown) =>
@@ -48,8 +55,10 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
     error: onError("runtimes"),
   });
 
+  const pendingMayChange = (run: Run) => c.runtime.queue.addAfter(runtimeKeyOf(run), PENDING_RUNS_REFRESH_MS);
   const runChanged = (run: Run) => {
     scheduler.runUpserted(run);
+    pendingMayChange(run);
     const key = keyOf(run);
     if (holdsCapacity(run)) c.recovery.enqueue(key);
     if (TtlReconciler.wants(run)) c.ttl.enqueue(key);
@@ -64,6 +73,7 @@ export function wireEvents(i: Informers, scheduler: Scheduler, c: Controllers, l
     update: runChanged,
     delete: (run) => {
       scheduler.runDeleted(run);
+      pendingMayChange(run);
       // A session deleted while it held its pod spends the pod all the same.
       const used = spentPodKey(run, true);
       if (used) {

@@ -34,6 +34,8 @@ export interface RuntimeReconcilerDeps {
   /** With spec.autoscaling: who owns the Deployment's replicas (see `withReplicasOwner`). */
   autoscalerFieldManager?: string;
   resyncMs: number;
+  /** Pending Runs of a Runtime (by key) in the scheduler's queue, for `status.pendingRuns`. */
+  pendingRuns?(runtimeKey: string): number;
 }
 
 export class RuntimeReconciler implements Reconciler {
@@ -98,6 +100,7 @@ export class RuntimeReconciler implements Reconciler {
               rt.spec.autoscaling.minReplicas,
           }
         : {}),
+      ...(this.d.pendingRuns ? { pendingRuns: this.d.pendingRuns(key) } : {}),
       nowMs: now,
     });
     if (!sameStatus(rt.status, status)) {

@@ -20,7 +20,7 @@ function pod(
 function status(
   replicas: number,
   pods: PodInfo[],
-  extra: { deploymentExists?: boolean; hash?: string } = {},
+  extra: { deploymentExists?: boolean; hash?: string; pendingRuns?: number } = {},
 ) {
   const rt = aRuntime("rt");
   rt.spec.replicas = replicas;
@@ -28,6 +28,7 @@ function status(
     pods,
     templateHash: extra.hash ?? "h1",
     deploymentExists: extra.deploymentExists ?? true,
+    ...(extra.pendingRuns !== undefined ? { pendingRuns: extra.pendingRuns } : {}),
     nowMs: NOW,
   });
 }
@@ -40,6 +41,14 @@ describe("runtimeStatus", () => {
     expect([s.replicas, s.readyReplicas, s.availableReplicas]).toEqual([2, 2, 2]);
     expect(cond(s, "Ready")).toMatchObject({ status: "True", reason: "PodsReady" });
     expect(cond(s, "Progressing")).toMatchObject({ status: "False", reason: "Complete" });
+  });
+
+  test("pendingRuns is the scheduler's count when given (0 included), absent otherwise; a change is a new status", () => {
+    expect(status(1, [pod("a")], { pendingRuns: 0 }).pendingRuns).toBe(0);
+    expect(status(1, [pod("a")])).not.toHaveProperty("pendingRuns");
+    const before = status(1, [pod("a")], { pendingRuns: 3 });
+    expect(sameStatus(before, status(1, [pod("a")], { pendingRuns: 3 }))).toBe(true);
+    expect(sameStatus(before, status(1, [pod("a")], { pendingRuns: 4 }))).toBe(false);
   });
 
   test("a ready pod without heartbeat is ready but not available", () => {

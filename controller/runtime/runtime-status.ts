@@ -18,6 +18,8 @@ export interface StatusInputs {
   nowMs: number;
   /** With spec.autoscaling: the count the autoscaler wants (spec.replicas does not apply). */
   desiredReplicas?: number;
+  /** Pending Runs of this Runtime in the scheduler's queue (only the leader knows). */
+  pendingRuns?: number;
 }
 
 export function runtimeStatus(rt: Runtime, i: StatusInputs): RuntimeStatus {
@@ -79,6 +81,7 @@ export function runtimeStatus(rt: Runtime, i: StatusInputs): RuntimeStatus {
     replicas,
     readyReplicas: ready,
     availableReplicas: available,
+    ...(i.pendingRuns !== undefined ? { pendingRuns: i.pendingRuns } : {}),
     conditions: conditions.sort((a, b) => (a.type < b.type ? -1 : 1)),
   };
 }

@@ -14,7 +14,7 @@ export class RuntimeListCommand extends KrtCommand {
   ];
   static override usage = Command.Usage({
     category: "Runtimes",
-    description: "List Runtimes: desired vs ready replicas, capacity per pod",
+    description: "List Runtimes: desired vs ready replicas, capacity per pod, Runs waiting for a pod",
     examples: [["Runtimes in every namespace", "krt runtime list -A"]],
   });
 

@@ -25,4 +25,9 @@ describe("runtime columns", () => {
     expect(cell(auto, "AUTOSCALE")).toBe("0-5");
     expect(cell(base, "AUTOSCALE")).toBe("-");
   });
+
+  test("PENDING is status.pendingRuns, 0 before the controller wrote it", () => {
+    expect(cell(base, "PENDING")).toBe("0");
+    expect(cell({ ...base, status: { pendingRuns: 12 } } as Runtime, "PENDING")).toBe("12");
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * The table columns of `krt runtime list|get`: desired (the autoscaler's count when autoscaled)
- * vs ready replicas and per-pod capacity; wide adds the autoscaling range.
+ * vs ready replicas, per-pod capacity and the Runs waiting for a pod; wide adds the autoscaling
+ * range.
  */
 import { type Runtime, runtimeCapacity } from "@kruntimes/api";
 import { humanAge } from "../output/age.ts";
@@ -13,6 +14,7 @@ export function runtimeColumns(nowMs: number, allNamespaces: boolean): Column<Ru
     { header: "READY", value: (r) => String(r.status?.readyReplicas ?? 0) },
     { header: "AVAILABLE", value: (r) => String(r.status?.availableReplicas ?? 0) },
     { header: "CAPACITY", value: (r) => formatCapacity(runtimeCapacity(r.spec)) },
+    { header: "PENDING", value: (r) => String(r.status?.pendingRuns ?? 0) },
     { header: "AGE", value: (r) => humanAge(r.metadata.creationTimestamp, nowMs) },
     { header: "STATUS", value: (r) => conditionSummary(r), wide: true },
     { header: "IMAGE", value: (r) => runtimeImage(r), wide: true },

@@ -307,7 +307,7 @@ suite("krt CLI (compiled binary)", () => {
     );
     const l = await krt(inNs("runtime", "list"));
     expect(l.code).toBe(0);
-    expect(l.stdout).toMatch(/^NAME\s+DESIRED\s+READY\s+AVAILABLE\s+CAPACITY\s+AGE/);
+    expect(l.stdout).toMatch(/^NAME\s+DESIRED\s+READY\s+AVAILABLE\s+CAPACITY\s+PENDING\s+AGE/);
     expect(l.stdout).toMatch(/bash\s+2\s+1\s+1\s+runs=16\s/);
     expect(JSON.parse((await krt(inNs("runtime", "get", "bash", "-o", "json"))).stdout).spec.replicas).toBe(
       2,

@@ -140,6 +140,14 @@ suite("scheduler: placement", () => {
       const waiting = rs.filter((r) => r.status?.waitingReason === "InsufficientCapacity").length;
       return scheduled === 6 && waiting === 2;
     });
+    // The Runtime says how many wait for it (refreshed within ~2 s of the change).
+    const pending = async (n: number) =>
+      eventually(
+        `the Runtime's status.pendingRuns ${n}`,
+        async () => (await getRuntime(client, ns.name, "pool")).status?.pendingRuns === n,
+        15_000,
+      );
+    await pending(2);
     const bound = (await Promise.all(names.map(run))).find((r) => r.status?.phase === "Scheduled") as Run;
     await writeAsRuntimed(client, bound, "Succeeded");
     await eventually("7 Scheduled or Succeeded, 1 still waiting", async () => {
@@ -149,10 +157,12 @@ suite("scheduler: placement", () => {
         rs.filter((r) => r.status?.phase === "Pending").length === 1
       );
     });
+    await pending(1);
     await eventually("all done (finishing each Run as it gets bound)", async () => {
       await finishAll(names);
       return (await Promise.all(names.map(phaseOf))).every((p) => p === "Succeeded");
     });
+    await pending(0);
   });
 
   test("function and session Runs are placed like tasks: Scheduled on a pod with an assignment", async () => {

@@ -140,10 +140,10 @@ describe("Runtime schema", () => {
     expect(ws.default).toEqual({ emptyDir: {} });
   });
 
-  test("has short name rt, columns DESIRED READY AVAILABLE CAPACITY AGE, and a scale subresource", () => {
+  test("has short name rt, columns DESIRED READY AVAILABLE CAPACITY PENDING AGE, and a scale subresource", () => {
     expect(runtimeCrd.spec.names.shortNames).toEqual(["rt"]);
     const columns = runtimeCrd.spec.versions[0]!.additionalPrinterColumns.map((c) => c.name.toUpperCase());
-    expect(columns).toEqual(["DESIRED", "READY", "AVAILABLE", "CAPACITY", "AGE"]);
+    expect(columns).toEqual(["DESIRED", "READY", "AVAILABLE", "CAPACITY", "PENDING", "AGE"]);
     expect(runtimeCrd.spec.versions[0]!.subresources.scale?.specReplicasPath).toBe(".spec.replicas");
   });
 });

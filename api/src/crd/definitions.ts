@@ -186,6 +186,12 @@ export const runtimeCrd: CustomResourceDefinition = crd({
       jsonPath: ".spec.capacity.runs",
       description: "Concurrent Runs per pod.",
     },
+    {
+      name: "Pending",
+      type: "integer",
+      jsonPath: ".status.pendingRuns",
+      description: "Pending Runs waiting for a pod of this Runtime.",
+    },
     age,
   ],
 });
