@@ -73,6 +73,7 @@ export function runtimeSummary(r: Runtime): RuntimeSummary {
     desired: r.spec.replicas ?? 1,
     ready: r.status?.readyReplicas ?? 0,
     available: r.status?.availableReplicas ?? 0,
+    pending: r.status?.pendingRuns ?? 0,
     capacity: runtimeCapacity(r.spec),
     image: typeof image === "string" ? image : "",
     conditions: r.status?.conditions ?? [],

@@ -45,6 +45,8 @@ export interface RuntimeSummary {
   desired: number;
   ready: number;
   available: number;
+  /** Runs waiting for a pod of this Runtime (status.pendingRuns). */
+  pending: number;
   capacity: Record<string, number>;
   image: string;
   conditions: Condition[];

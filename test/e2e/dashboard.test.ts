@@ -266,6 +266,7 @@ describe("dashboard", () => {
     await page.waitForURL(/\/runtimes$/);
     const bash = page.locator('[data-runtime="bash"]');
     await bash.getByTestId("replicas").getByText("1/1 ready").waitFor({ timeout: 30_000 });
+    await bash.getByTestId("pending").getByText("0 Runs waiting").waitFor({ timeout: 30_000 });
     await bash.locator("meter").first().waitFor();
     await screenshots("runtimes");
   }, 60_000);

@@ -42,7 +42,8 @@ export function RuntimesView({ ns }: { ns: string }) {
                 <span aria-hidden="true">{ok ? "✓" : "◷"}</span> {rt.ready}/{rt.desired} ready
               </span>
               <span class="muted">
-                {rt.available} available · capacity{" "}
+                {rt.available} available · <span data-testid="pending">{rt.pending} Runs waiting</span> ·
+                capacity{" "}
                 {Object.entries(rt.capacity)
                   .map(([k, v]) => `${k}=${v}`)
                   .join(", ")}{" "}
