@@ -15,7 +15,7 @@ import {
   type RunWriteCeiling,
 } from "./run-floor.ts";
 import { BENCH_LABEL, runScenario, type ScenarioResult } from "./run-scenario.ts";
-import type { RuntimeLanguage, Scenario } from "./scenarios.ts";
+import { arrivalsText, type RuntimeLanguage, type Scenario } from "./scenarios.ts";
 import { measureWriteCeiling, type WriteCeiling } from "./write-ceiling.ts";
 
 export interface BenchOptions {
@@ -130,7 +130,7 @@ export async function runBench(env: BenchEnv, opts: BenchOptions): Promise<Bench
   if (opts.floor) {
     floors = [];
     for (const level of floorLevels(opts.scenarios)) {
-      progress.line(`floor: ${level.runs} Run-shaped write chains, ${level.concurrency} in flight`);
+      progress.line(`floor: ${level.runs} Run-shaped write chains, ${arrivalsText(level)}`);
       floors.push(await measureRunFloor(client, namespace, level, env.nowMicros, signal));
     }
   }

@@ -13,7 +13,8 @@ export interface Seen<T> {
 export class DoneCollector<T extends KubeObject> {
   readonly done = new Map<string, Seen<T>>();
   private readonly abort = new AbortController();
-  private wake?: () => void;
+  /** The waiters of waitFor (several may wait at once). */
+  private readonly wakers = new Set<() => void>();
   private failure?: unknown;
   private loop?: Promise<void>;
 
@@ -39,7 +40,7 @@ export class DoneCollector<T extends KubeObject> {
     const name = o.metadata.name ?? "";
     if (this.done.has(name) || !this.isDone(o)) return;
     this.done.set(name, { object: o, seenMicros: this.now() });
-    this.wake?.();
+    for (const w of [...this.wakers]) w();
   }
 
   private async run(rv: string | undefined): Promise<void> {
@@ -58,7 +59,7 @@ export class DoneCollector<T extends KubeObject> {
         if (this.abort.signal.aborted) return;
         if (!isGone(e)) {
           this.failure = e;
-          this.wake?.();
+          for (const w of [...this.wakers]) w();
           return;
         }
         const list = await this.client.list<T>(this.collectionPath, { labelSelector: this.labelSelector });
@@ -81,11 +82,11 @@ export class DoneCollector<T extends KubeObject> {
           clearTimeout(timer);
           signal.removeEventListener("abort", wake);
           this.abort.signal.removeEventListener("abort", wake);
-          this.wake = undefined;
+          this.wakers.delete(wake);
           resolve();
         };
         const timer = setTimeout(wake, 250);
-        this.wake = wake;
+        this.wakers.add(wake);
         signal.addEventListener("abort", wake);
         this.abort.signal.addEventListener("abort", wake);
       });

@@ -8,6 +8,7 @@ import type { BenchResult } from "./bench.ts";
 import { STAGES } from "./breakdown.ts";
 import { floorRatio, type RunFloor } from "./run-floor.ts";
 import type { ScenarioResult } from "./run-scenario.ts";
+import { arrivalsText } from "./scenarios.ts";
 import type { Summary } from "./stats.ts";
 
 const ms = (v: number) =>
@@ -24,7 +25,7 @@ const HEADER = ["stage (ms)", "p50", "p95", "p99", "max", "mean", "n"];
 
 export function scenarioTitle(r: ScenarioResult): string {
   const s = r.scenario;
-  return `${s.name} — ${r.language}, ${s.runs} Runs, ${s.concurrency} creates in flight, ${s.pods} pods × ${s.slotsPerPod} slots, ${s.work}`;
+  return `${s.name} — ${r.language}, ${s.runs} Runs, ${arrivalsText(s)}, ${s.pods} pods × ${s.slotsPerPod} slots, ${s.work}`;
 }
 
 function scenarioFacts(r: ScenarioResult): string {
@@ -61,11 +62,13 @@ export function comparisons(res: BenchResult): string[] {
         );
   }
   for (const r of res.scenarios) {
-    const ratio = floorRatio(r.breakdown.stages.complete, res.floors ?? [], r.scenario.concurrency);
-    if (ratio)
+    const ratio = floorRatio(r.breakdown.stages.complete, res.floors ?? [], r.scenario);
+    if (ratio) {
+      const at = ratio.floorOneAtATime ? "one at a time" : `at ${ratio.floorConcurrency} in flight`;
       out.push(
-        `${label(r)}: complete p50 ${ratio.p50.toFixed(2)}×, p95 ${ratio.p95.toFixed(2)}× the Run-shaped floor at ${ratio.floorConcurrency} in flight`,
+        `${label(r)}: complete p50 ${ratio.p50.toFixed(2)}×, p95 ${ratio.p95.toFixed(2)}× the Run-shaped floor ${at}`,
       );
+    }
   }
   const j = res.jobs;
   if (j) {
@@ -96,7 +99,15 @@ export function floorRows(floors: readonly RunFloor[]): string[][] {
   for (const f of floors)
     for (const k of ["create", "bind", "finish", "complete"] as const) {
       const s = f[k];
-      rows.push([k, String(f.concurrency), String(f.runs), ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max)]);
+      rows.push([
+        k,
+        f.oneAtATime ? "one at a time" : String(f.concurrency),
+        String(f.runs),
+        ms(s.p50),
+        ms(s.p95),
+        ms(s.p99),
+        ms(s.max),
+      ]);
     }
   return rows;
 }

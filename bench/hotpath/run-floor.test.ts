@@ -16,10 +16,11 @@ import { summarize } from "./stats.ts";
 
 const summary = (p50: number, p95: number) => ({ ...summarize([p50]), p50, p95 });
 
-function floor(concurrency: number, p50: number, p95: number): RunFloor {
+function floor(concurrency: number | "one", p50: number, p95: number): RunFloor {
   const s = summary(p50 / 3, p95 / 3);
   return {
-    concurrency,
+    concurrency: concurrency === "one" ? 1 : concurrency,
+    oneAtATime: concurrency === "one",
     runs: 30,
     rounds: 1,
     seconds: 1,
@@ -32,24 +33,45 @@ function floor(concurrency: number, p50: number, p95: number): RunFloor {
 }
 
 describe("Run-shaped floor", () => {
-  test("levels: one create at a time, plus each scenario's concurrency once, 3 rounds of 30..200 chains", () => {
-    expect(floorLevels([])).toEqual([{ concurrency: 1, runs: 90, rounds: 3 }]);
+  test("levels: one chain at a time, plus each other arrival of the scenarios once, 3 rounds of 30..200 chains", () => {
+    expect(floorLevels([])).toEqual([{ concurrency: 1, oneAtATime: true, runs: 90, rounds: 3 }]);
     const all = floorLevels(SCENARIOS);
-    expect(all.map((l) => l.concurrency)).toEqual([1, 25, 40, 64]);
+    expect(all.map((l) => [l.concurrency, l.oneAtATime])).toEqual([
+      [1, true],
+      [25, false],
+      [40, false],
+      [64, false],
+    ]);
     expect(all.map((l) => l.runs)).toEqual([90, 150, 240, 384]);
-    expect(floorLevels([{ concurrency: 500 }]).at(-1)).toEqual({ concurrency: 500, runs: 600, rounds: 3 });
+    expect(floorLevels([{ concurrency: 500 }]).at(-1)).toEqual({
+      concurrency: 500,
+      oneAtATime: false,
+      runs: 600,
+      rounds: 3,
+    });
+    // One create in flight (overlapping Runs) is not one at a time: a level of its own.
+    expect(floorLevels([{ concurrency: 1 }]).map((l) => l.oneAtATime)).toEqual([true, false]);
   });
 
-  test("ratio: a scenario against the floor at its own concurrency; none without that floor", () => {
-    const floors = [floor(1, 30, 45), floor(25, 100, 200)];
-    expect(floorRatio({ p50: 60, p95: 90 }, floors, 1)).toEqual({ p50: 2, p95: 2, floorConcurrency: 1 });
-    expect(floorRatio({ p50: 150, p95: 500 }, floors, 25)).toEqual({
+  test("ratio: a scenario against the floor of its own arrivals; none without that floor", () => {
+    const floors = [floor("one", 30, 45), floor(25, 100, 200)];
+    expect(floorRatio({ p50: 60, p95: 90 }, floors, { concurrency: 1, oneAtATime: true })).toEqual({
+      p50: 2,
+      p95: 2,
+      floorConcurrency: 1,
+      floorOneAtATime: true,
+    });
+    expect(floorRatio({ p50: 150, p95: 500 }, floors, { concurrency: 25 })).toEqual({
       p50: 1.5,
       p95: 2.5,
       floorConcurrency: 25,
+      floorOneAtATime: false,
     });
-    expect(floorRatio({ p50: 150, p95: 500 }, floors, 64)).toBeUndefined();
-    expect(floorRatio({ p50: 1, p95: 1 }, [floor(1, 0, 0)], 1)).toBeUndefined();
+    expect(floorRatio({ p50: 150, p95: 500 }, floors, { concurrency: 64 })).toBeUndefined();
+    expect(floorRatio({ p50: 60, p95: 90 }, floors, { concurrency: 1 })).toBeUndefined();
+    expect(
+      floorRatio({ p50: 1, p95: 1 }, [floor("one", 0, 0)], { concurrency: 1, oneAtATime: true }),
+    ).toBeUndefined();
   });
 
   // That the apiserver accepts them (the Run CRD's schema and rules) the krt bench e2e shows.
@@ -82,12 +104,12 @@ describe("Run-shaped floor", () => {
   });
 
   test("report: floor rows per write, ratios to the floor, burst as a share of the Run ceiling ÷ 3", () => {
-    const floors = [floor(1, 30, 45), floor(64, 100, 200)];
+    const floors = [floor("one", 30, 45), floor(64, 100, 200)];
     expect(floorRows(floors).map((r) => r.slice(0, 3))).toEqual([
-      ["create", "1", "30"],
-      ["bind", "1", "30"],
-      ["finish", "1", "30"],
-      ["complete", "1", "30"],
+      ["create", "one at a time", "30"],
+      ["bind", "one at a time", "30"],
+      ["finish", "one at a time", "30"],
+      ["complete", "one at a time", "30"],
       ["create", "64", "30"],
       ["bind", "64", "30"],
       ["finish", "64", "30"],

@@ -5,7 +5,8 @@
  * when a separate watcher has seen the write before it — so a chain's complete time is the least
  * three writes and three watch hops can take on this cluster, right now, under the load the
  * scenario offers: chains arrive as a scenario's Runs do (`concurrency` creates in flight, the next
- * sent when one is answered), and each goes on by itself, so they overlap as the Runs do.
+ * sent when one is answered), and each goes on by itself, so they overlap as the Runs do — or, for
+ * a scenario that runs one Run at a time, one chain at a time.
  * The ceiling sends the same three writes per object back to back, as many in flight as the
  * busiest scenario: the most Run writes per second the apiserver takes from this client.
  *
@@ -39,6 +40,8 @@ const CEILING_LABEL = "run-ceiling";
 export interface FloorLevel {
   /** Creates in flight at once (as a scenario's `concurrency`); each chain then goes on by itself. */
   concurrency: number;
+  /** One chain at a time, the next when the one before was seen finished (a scenario's `oneAtATime`). */
+  oneAtATime: boolean;
   /** Chains (Runs), three writes each, over all rounds. */
   runs: number;
   /**
@@ -72,25 +75,38 @@ export interface RunWriteCeiling {
 
 export const FLOOR_ROUNDS = 3;
 
+/** How a scenario's Runs arrive, which its floor repeats. */
+export type Arrivals = Pick<Scenario, "concurrency" | "oneAtATime">;
+
 /**
- * The floors to measure: always one create at a time (the serial floor), and one at each other
- * creates-in-flight of the chosen scenarios; each in FLOOR_ROUNDS rounds of twice as many chains
- * as in flight (30..200 a round).
+ * The floors to measure: always one chain at a time (the serial floor), and one for each other
+ * way the chosen scenarios' Runs arrive; each in FLOOR_ROUNDS rounds of twice as many chains as in
+ * flight (30..200 a round).
  */
-export function floorLevels(scenarios: readonly Pick<Scenario, "concurrency">[]): FloorLevel[] {
-  const levels = new Set([1, ...scenarios.map((s) => s.concurrency)]);
-  return [...levels]
-    .sort((a, b) => a - b)
-    .map((c) => ({
-      concurrency: c,
-      runs: FLOOR_ROUNDS * Math.min(200, Math.max(30, 2 * c)),
-      rounds: FLOOR_ROUNDS,
-    }));
+export function floorLevels(scenarios: readonly Arrivals[]): FloorLevel[] {
+  const keyOf = (a: Arrivals) => (a.oneAtATime ? "one" : String(a.concurrency));
+  const levels = new Map<string, Arrivals>([["one", { concurrency: 1, oneAtATime: true }]]);
+  for (const s of scenarios) if (!levels.has(keyOf(s))) levels.set(keyOf(s), s);
+  return [...levels.values()]
+    .sort(
+      (a, b) =>
+        a.concurrency - b.concurrency || Number(Boolean(b.oneAtATime)) - Number(Boolean(a.oneAtATime)),
+    )
+    .map((a) => {
+      const c = a.oneAtATime ? 1 : a.concurrency;
+      return {
+        concurrency: c,
+        oneAtATime: Boolean(a.oneAtATime),
+        runs: FLOOR_ROUNDS * Math.min(200, Math.max(30, 2 * c)),
+        rounds: FLOOR_ROUNDS,
+      };
+    });
 }
 
-/** The floor measured at a scenario's concurrency (undefined when it was not measured). */
-export function floorFor(floors: readonly RunFloor[], concurrency: number): RunFloor | undefined {
-  return floors.find((f) => f.concurrency === concurrency);
+/** The floor measured for a scenario's arrivals (undefined when it was not measured). */
+export function floorFor(floors: readonly RunFloor[], a: Arrivals): RunFloor | undefined {
+  const one = Boolean(a.oneAtATime);
+  return floors.find((f) => Boolean(f.oneAtATime) === one && (one || f.concurrency === a.concurrency));
 }
 
 export interface FloorRatio {
@@ -98,19 +114,22 @@ export interface FloorRatio {
   p50: number;
   p95: number;
   floorConcurrency: number;
+  /** The floor's chains went one at a time. */
+  floorOneAtATime: boolean;
 }
 
 export function floorRatio(
   complete: Pick<Summary, "p50" | "p95">,
   floors: readonly RunFloor[],
-  concurrency: number,
+  arrivals: Arrivals,
 ): FloorRatio | undefined {
-  const f = floorFor(floors, concurrency);
+  const f = floorFor(floors, arrivals);
   if (!f || !(f.complete.p50 > 0) || !(f.complete.p95 > 0)) return undefined;
   return {
     p50: complete.p50 / f.complete.p50,
     p95: complete.p95 / f.complete.p95,
     floorConcurrency: f.concurrency,
+    floorOneAtATime: Boolean(f.oneAtATime),
   };
 }
 
@@ -252,7 +271,7 @@ export async function measureRunFloor(
   nowMicros: () => number,
   signal: AbortSignal,
 ): Promise<RunFloor> {
-  const label = `${FLOOR_LABEL}-${level.concurrency}`;
+  const label = `${FLOOR_LABEL}-${level.oneAtATime ? "one" : level.concurrency}`;
   const waits = new StageWaits();
   const watcher = new DoneCollector<Run>(
     client,
@@ -320,8 +339,9 @@ export async function measureRunFloor(
           chains.push(chain);
           // The scenarios' arrival process: the next create goes out when this one is answered, and
           // the chain goes on by itself — so "25 in flight" offers the apiserver the same load here
-          // as in the hotpath scenario (up to all its Runs in the system at once).
-          await create;
+          // as in the hotpath scenario (up to all its Runs in the system at once). One at a time:
+          // the next chain starts when this one's finish is seen.
+          await (level.oneAtATime ? chain : create);
         },
         deadline,
       );

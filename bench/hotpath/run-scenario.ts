@@ -1,6 +1,7 @@
 /**
  * One scenario: a fresh Runtime of the scenario's shape, awaited until ready; then its Runs,
- * created `concurrency` at a time with the client's µs clock in the created-micros annotation,
+ * created `concurrency` at a time (or one at a time, each when the one before was seen ending,
+ * with `oneAtATime`) with the client's µs clock in the created-micros annotation,
  * collected by one watch as they end; the breakdown; the Runs and Runtime deleted.
  */
 import {
@@ -105,7 +106,7 @@ async function createAndCollect(
   try {
     const creating = inParallel(
       sc.runs,
-      sc.concurrency,
+      sc.oneAtATime ? 1 : sc.concurrency,
       async (i) => {
         await client.create<Run>(path(RunResource, namespace), {
           apiVersion: API_VERSION,
@@ -120,6 +121,8 @@ async function createAndCollect(
         acked.set(`${runtime}-${i}`, ctx.nowMicros());
         created++;
         status(collector.done.size);
+        // Runs are created in order, so this one has ended once i + 1 have.
+        if (sc.oneAtATime) await collector.waitFor(i + 1, deadline);
       },
       deadline,
     );

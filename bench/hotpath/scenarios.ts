@@ -10,8 +10,13 @@ export interface Scenario {
   name: string;
   description: string;
   runs: number;
-  /** Creates in flight at once. */
+  /** Creates in flight at once: the next is sent when one is answered. */
   concurrency: number;
+  /**
+   * One Run at a time instead: the next is created when the previous one's end is seen (a
+   * closed loop), so no two Runs are ever in the system together.
+   */
+  oneAtATime?: boolean;
   pods: number;
   slotsPerPod: number;
   work: Work;
@@ -32,6 +37,7 @@ export const SCENARIOS: readonly Scenario[] = [
     description: "no-op Runs one at a time: the hot path's latency without queueing in the apiserver",
     runs: 30,
     concurrency: 1,
+    oneAtATime: true,
     pods: 2,
     slotsPerPod: 64,
     work: "noop",
@@ -55,6 +61,11 @@ export const SCENARIOS: readonly Scenario[] = [
     work: "noop",
   },
 ];
+
+/** How the Runs (or floor chains) arrive, in words. */
+export function arrivalsText(a: { concurrency: number; oneAtATime?: boolean }): string {
+  return a.oneAtATime ? "one at a time" : `${a.concurrency} creates in flight`;
+}
 
 export function scenarioNamed(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);

@@ -23,6 +23,7 @@ import {
 import { Progress } from "../../bench/hotpath/progress.ts";
 import { renderMarkdown, renderText } from "../../bench/hotpath/report.ts";
 import {
+  arrivalsText,
   LANGUAGES,
   type RuntimeLanguage,
   SCENARIOS,
@@ -57,8 +58,11 @@ export class BenchCommand extends KrtCommand {
       once, the most waiting to be scheduled, and the most waiting while every slot was taken
       (pending at capacity: 0 means Runs waited for the scheduler, not for slots).
 
-      Scenarios: ${SCENARIOS.map((s) => `\`${s.name}\` (${s.runs} Runs, ${s.concurrency} creates in flight, ${s.pods} pods × ${s.slotsPerPod} slots, ${s.work})`).join("; ")}.
-      \`--runs\`, \`--concurrency\`, \`--pods\` and \`--slots\` override every chosen scenario.
+      Scenarios: ${SCENARIOS.map((s) => `\`${s.name}\` (${s.runs} Runs, ${arrivalsText(s)}, ${s.pods} pods × ${s.slotsPerPod} slots, ${s.work})`).join("; ")}.
+      "Creates in flight": the next Run is created when a create is answered, so Runs overlap;
+      "one at a time": the next when the one before was seen ending. \`--runs\`, \`--concurrency\`
+      (which makes a scenario's Runs overlap), \`--pods\` and \`--slots\` override every chosen
+      scenario.
 
       Through the gateway (each on its own; the Runs go to \`-n\`, default the gateway's namespace,
       on its Runtimes \`bash\` and \`python\`; the gateway is reached as \`krt invoke\` reaches it):
@@ -81,10 +85,10 @@ export class BenchCommand extends KrtCommand {
       finish-shaped status patch — on Run objects, back to back, at the busiest scenario's
       concurrency; each noop scenario's Runs/s is given as a share of it ÷ 3); the Run-shaped
       floor (the same three writes chained, each sent when a separate watch has seen the one
-      before, chains arriving as the scenarios' Runs do — one create in flight, and each
+      before, chains arriving as the scenarios' Runs do — one chain at a time, and each
       scenario's creates in flight, each chain then on its own — in 3 rounds, samples pooled: the
-      least a Run's complete can take under that load; each scenario's complete p50/p95 is given as a ratio to the floor at its
-      concurrency; its Runs name a Runtime that does not exist and are never assigned, so no
+      least a Run's complete can take under that load; each scenario's complete p50/p95 is given
+      as a ratio to the floor of the same arrivals; its Runs name a Runtime that does not exist and are never assigned, so no
       controller touches them); and one Kubernetes Job per task (image \`bash\`, \`bash -c true\`,
       create → Complete by watch). \`--no-ceiling\` skips both ceilings, \`--no-floor\` the floor. Progress goes to stderr. What it created is deleted at the end, also on Ctrl-C (exit
       130), unless \`--keep\`: the namespace it made, or in a given namespace everything labelled
@@ -372,6 +376,8 @@ export class BenchCommand extends KrtCommand {
         ...s,
         runs: this.count("--runs", this.runs) ?? s.runs,
         concurrency: this.count("--concurrency", this.concurrency) ?? s.concurrency,
+        // Creates in flight given: the Runs overlap, whatever the scenario did.
+        ...(this.concurrency !== undefined ? { oneAtATime: false } : {}),
         pods: this.count("--pods", this.pods) ?? s.pods,
         slotsPerPod: this.count("--slots", this.slots) ?? s.slotsPerPod,
       };

@@ -83,10 +83,10 @@ suite("krt bench (compiled binary, real Runs)", () => {
     // The Run write ceiling: 20 Runs × 3 writes, at the scenario's 3 in flight.
     expect(res.runCeiling).toMatchObject({ objects: 20, writes: 60, concurrency: 3 });
     expect(res.runCeiling?.idealRunsPerSecond).toBeCloseTo((res.runCeiling?.writesPerSecond ?? 0) / 3, 6);
-    // The Run-shaped floor: serial and at the scenario's 3 in flight, every chain measured.
-    expect(res.floors?.map((f) => [f.concurrency, f.runs, f.rounds])).toEqual([
-      [1, 90, 3],
-      [3, 90, 3],
+    // The Run-shaped floor: one chain at a time and at the scenario's 3 in flight, every chain measured.
+    expect(res.floors?.map((f) => [f.concurrency, f.oneAtATime, f.runs, f.rounds])).toEqual([
+      [1, true, 90, 3],
+      [3, false, 90, 3],
     ]);
     for (const f of res.floors ?? []) {
       for (const k of ["create", "bind", "finish", "complete"] as const) expect(f[k].n).toBe(90);
@@ -108,7 +108,7 @@ suite("krt bench (compiled binary, real Runs)", () => {
     // The printed ratios are the scenario's complete over the floor's at the same concurrency. (Not
     // bounded below: the floor and the scenario run at different moments of a shared machine, and
     // a busy moment under the floor has put the ratio at 0.5× here.)
-    const floor3 = res.floors?.find((f) => f.concurrency === 3);
+    const floor3 = res.floors?.find((f) => f.concurrency === 3 && !f.oneAtATime);
     expect(Number(ratio?.[1])).toBeCloseTo((b?.stages.complete.p50 ?? 0) / (floor3?.complete.p50 ?? 1), 1);
     expect(Number(ratio?.[2])).toBeCloseTo((b?.stages.complete.p95 ?? 0) / (floor3?.complete.p95 ?? 1), 1);
     expect(res.jobs?.complete.n).toBe(2);
@@ -124,6 +124,26 @@ suite("krt bench (compiled binary, real Runs)", () => {
     expect(await left(path(RunResource, ns.name))).toBe(0);
     expect(await left(path(RuntimeResource, ns.name))).toBe(0);
     expect(await left(path(R.configMaps, ns.name))).toBe(0);
+  }, 300_000);
+
+  test("serial runs its Runs one at a time (none overlaps another) against the floor's chains one at a time", async () => {
+    const args = ["bench", "-n", ns.name, "--scenario", "serial", "--runs", "5", "--pods", "1"];
+    const r = await runKrt(bin, [...args, "--no-ceiling", "--jobs", "0", "-o", "json"], {
+      kubeconfig: cluster?.kubeconfig ?? "",
+    });
+    if (r.code !== 0) throw new Error(`krt bench exited ${r.code}:\n${r.stderr}`);
+    const res = JSON.parse(r.stdout) as BenchResult;
+    const b = res.scenarios[0]?.breakdown;
+    expect(b?.succeeded).toBe(5);
+    // Created when the one before was seen ending: never two in the system at once.
+    expect(b?.maxConcurrent).toBe(1);
+    expect(b?.maxPending).toBeLessThanOrEqual(1);
+    expect(res.floors?.map((f) => [f.concurrency, f.oneAtATime])).toEqual([[1, true]]);
+    const text = renderText(res);
+    expect(text).toContain("serial — bash, 5 Runs, one at a time, 1 pods × 64 slots, noop");
+    expect(text).toMatch(
+      /serial \(bash\): complete p50 \d+\.\d+×, p95 \d+\.\d+× the Run-shaped floor one at a time/,
+    );
   }, 300_000);
 
   const namespaceGone = async (name: string) => {
