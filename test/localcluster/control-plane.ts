@@ -9,7 +9,7 @@ import { binaryPath } from "./binaries.ts";
 import { writeKubeconfig } from "./kubeconfig-file.ts";
 import { ManagedProcess } from "./managed-process.ts";
 import { ensureTokenFile, LocalPki, type TestTokens } from "./pki.ts";
-import { freePort } from "./ports.ts";
+import { freePorts } from "./ports.ts";
 
 export interface ClusterLayout {
   stateDir: string;
@@ -40,22 +40,32 @@ export async function planLayout(
     const kept = JSON.parse(readFileSync(file, "utf8")) as ClusterLayout;
     const extra = kept.extraKubeletPorts ?? [];
     if (extra.length >= nodeCount - 1) return kept;
-    while (extra.length < nodeCount - 1) extra.push(await freePort());
+    const taken = [
+      kept.etcdPort,
+      kept.etcdPeerPort,
+      kept.apiserverPort,
+      kept.kcmPort,
+      kept.schedulerPort,
+      kept.kubeletPort,
+      ...extra,
+    ];
+    extra.push(...(await freePorts(nodeCount - 1 - extra.length, taken)));
     const grown = { ...kept, extraKubeletPorts: extra };
     writeFileSync(file, JSON.stringify(grown, null, 2));
     return grown;
   }
-  const extraKubeletPorts: number[] = [];
-  for (let i = 1; i < nodeCount; i++) extraKubeletPorts.push(await freePort());
+  // One call, so the ports are distinct (see freePorts).
+  const [etcdPort, etcdPeerPort, apiserverPort, kcmPort, schedulerPort, kubeletPort, ...extraKubeletPorts] =
+    (await freePorts(6 + Math.max(0, nodeCount - 1))) as [number, number, number, number, number, number];
   const layout: ClusterLayout = {
     stateDir,
     repoRoot,
-    etcdPort: await freePort(),
-    etcdPeerPort: await freePort(),
-    apiserverPort: await freePort(),
-    kcmPort: await freePort(),
-    schedulerPort: await freePort(),
-    kubeletPort: await freePort(),
+    etcdPort,
+    etcdPeerPort,
+    apiserverPort,
+    kcmPort,
+    schedulerPort,
+    kubeletPort,
     extraKubeletPorts,
     nodeName,
   };
