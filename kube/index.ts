@@ -11,6 +11,7 @@ export type {
 export { KubeClient } from "./src/client.ts";
 export type { KubeStatus } from "./src/errors.ts";
 export { isConflict, isFenceFailed, isGone, isNotFound, KubeError, unlessNotFound } from "./src/errors.ts";
+export { eventTime, type KubeEvent } from "./src/events.ts";
 export type { InformerHandlers, InformerOptions } from "./src/informer.ts";
 export { Informer, keyOf, withoutManagedFields } from "./src/informer.ts";
 export type { ClusterConnection } from "./src/kubeconfig.ts";

@@ -7,8 +7,10 @@
  */
 import { join } from "node:path";
 import { KubeClient, loadKubeconfigFile, path, R } from "@kruntimes/kube";
-import { parseOptions } from "../../controller/options.ts";
-import { startController } from "../../controller/testing/cluster/controller-process.ts";
+import {
+  installedWaitingReasonFlags,
+  startController,
+} from "../../controller/testing/cluster/controller-process.ts";
 import { installCrds } from "../../controller/testing/cluster/objects.ts";
 import { testNamespace } from "../../test/support/cluster.ts";
 
@@ -27,13 +29,9 @@ const build = Bun.spawnSync(["bash", join(ROOT, "krt", "build.sh"), bin], {
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 await installCrds(client);
 const ns = await testNamespace(client, "krt-bench");
-// The test harness shortens the waiting-reason delays (tests wait for them); a benchmark measures
-// the controller as installed, whose waiting-reason writes are part of a burst's cost.
-const defaults = parseOptions([], {});
 // KRT_CONTROLLER_FLAGS: extra controller flags, space-separated (e.g. --bind-concurrency=64).
 const flags = [
-  `--waiting-reason-delay=${defaults.waitingReasonDelayMs}ms`,
-  `--capacity-wait-reason-delay=${defaults.capacityWaitReasonDelayMs}ms`,
+  ...installedWaitingReasonFlags(),
   ...(process.env.KRT_CONTROLLER_FLAGS ?? "").split(" ").filter(Boolean),
 ];
 const controller = startController({ namespace: ns.name, kubeconfig, runtimed: "real", flags });

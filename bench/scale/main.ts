@@ -32,6 +32,7 @@ import { Informer, isConflict, type KubeClient, path } from "@kruntimes/kube";
 import type { Pod } from "../../controller/kube-types.ts";
 import {
   type ControllerProcess,
+  installedWaitingReasonFlags,
   startController,
 } from "../../controller/testing/cluster/controller-process.ts";
 import { createRuntime, installCrds, readyPods } from "../../controller/testing/cluster/objects.ts";
@@ -175,8 +176,7 @@ try {
     // of writes —, a Run Scheduled 30 s without starting taken back, Lease renewal every 1 s).
     flags: [
       "--identity=scale",
-      "--waiting-reason-delay=1s",
-      "--capacity-wait-reason-delay=10s",
+      ...installedWaitingReasonFlags(),
       "--scheduled-start-timeout=30s",
       "--leader-retry-period=1s",
     ],

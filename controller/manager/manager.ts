@@ -118,11 +118,7 @@ export class Manager {
         fieldManager: o.fieldManager,
         autoscalerFieldManager: autoscalerFieldManager(o.fieldManager),
         resyncMs: o.runtimeResyncMs,
-        pendingRuns: (key) => {
-          let n = 0;
-          for (const qr of queue.queued()) if (qr.runtimeKey === key) n++;
-          return n;
-        },
+        pendingRuns: (key) => queue.queuedOf(key),
         render: {
           runtimedImage: o.runtimedImage,
           runtimedCommand: o.runtimedCommand,

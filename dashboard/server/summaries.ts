@@ -10,6 +10,7 @@ import {
   runRequests,
   runtimeCapacity,
 } from "@kruntimes/api";
+import { eventTime, type KubeEvent } from "@kruntimes/kube";
 import type {
   EventSummary,
   PodSummary,
@@ -81,17 +82,7 @@ export function runtimeSummary(r: Runtime): RuntimeSummary {
   };
 }
 
-export interface KubeEvent {
-  metadata: { uid?: string; creationTimestamp?: string };
-  type?: string;
-  reason?: string;
-  message?: string;
-  count?: number;
-  lastTimestamp?: string;
-  eventTime?: string;
-  firstTimestamp?: string;
-  series?: { count?: number; lastObservedTime?: string };
-}
+export type { KubeEvent };
 
 export function eventSummary(e: KubeEvent): EventSummary {
   return {
@@ -100,13 +91,7 @@ export function eventSummary(e: KubeEvent): EventSummary {
     reason: e.reason ?? "",
     message: e.message ?? "",
     count: e.series?.count ?? e.count ?? 1,
-    time:
-      e.series?.lastObservedTime ??
-      e.lastTimestamp ??
-      e.eventTime ??
-      e.firstTimestamp ??
-      e.metadata.creationTimestamp ??
-      "",
+    time: e.series?.lastObservedTime ?? eventTime(e) ?? "",
   };
 }
 

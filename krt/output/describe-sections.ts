@@ -3,23 +3,11 @@
  * a table indented under its heading, or `<none>`; one place, so the two read the same.
  */
 import type { Condition } from "@kruntimes/api";
+import { eventTime, type KubeEvent } from "@kruntimes/kube";
 import { humanAge } from "./age.ts";
 import { type Column, renderTable } from "./table.ts";
 
-export interface KubeEvent {
-  type?: string;
-  reason?: string;
-  message?: string;
-  count?: number;
-  lastTimestamp?: string;
-  eventTime?: string;
-  firstTimestamp?: string;
-  metadata: { creationTimestamp?: string };
-}
-
-export function eventTime(e: KubeEvent): string | undefined {
-  return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp;
-}
+export { eventTime, type KubeEvent };
 
 export function conditionsSection(conds: readonly Condition[], nowMs: number): string[] {
   return section("Conditions:", conds, [

@@ -49,6 +49,27 @@ function popAll(q: SchedulingQueue): string[] {
 }
 
 describe("SchedulingQueue", () => {
+  test("queuedOf counts each Runtime's queued Runs through add, park, backoff, pop and remove", () => {
+    const { q, qr, clock } = setup();
+    q.add(qr("a"));
+    q.add(qr("b"));
+    q.add(qr("b"));
+    q.add(qr("c", 1, "ns/other", clock.now() + 1000));
+    expect([q.queuedOf("ns/rt"), q.queuedOf("ns/other"), q.queuedOf("ns/none")]).toEqual([2, 1, 0]);
+    const a = q.pop() as QueuedRun;
+    expect(q.queuedOf("ns/rt")).toBe(1); // being bound: not queued
+    q.park(a, FULL);
+    expect(q.queuedOf("ns/rt")).toBe(2);
+    const b = q.pop() as QueuedRun;
+    q.retryAt(b, clock.now() + 500);
+    expect(q.queuedOf("ns/rt")).toBe(2);
+    q.remove("ns/a");
+    q.remove("ns/a");
+    q.remove("ns/c");
+    expect([q.queuedOf("ns/rt"), q.queuedOf("ns/other")]).toEqual([1, 0]);
+    expect(q.queuedOf("ns/rt")).toBe([...q.queued()].filter((r) => r.runtimeKey === "ns/rt").length);
+  });
+
   test("active is FIFO by arrival and dedupes", () => {
     const { q, qr } = setup();
     const a = qr("a");

@@ -63,6 +63,8 @@ export class SchedulingQueue implements GroupIndex {
     (a, b) => a.notBeforeMs < b.notBeforeMs || (a.notBeforeMs === b.notBeforeMs && a.seq < b.seq),
   );
   private readonly parked = new Map<string, ParkedPool>();
+  /** Queued Runs per Runtime key, kept with `all`. */
+  private readonly perRuntime = new Map<string, number>();
   private readonly promised = new PromisedCapacity();
   private parkedCount = 0;
   private waiter: (() => void) | undefined;
@@ -99,6 +101,23 @@ export class SchedulingQueue implements GroupIndex {
     return this.all.values();
   }
 
+  /** How many Runs of the Runtime are queued (active, backoff, parked): its `status.pendingRuns`. */
+  queuedOf(runtimeKey: string): number {
+    return this.perRuntime.get(runtimeKey) ?? 0;
+  }
+
+  private keep(qr: QueuedRun): void {
+    if (!this.all.has(qr.key)) this.perRuntime.set(qr.runtimeKey, this.queuedOf(qr.runtimeKey) + 1);
+    this.all.set(qr.key, qr);
+  }
+
+  private drop(qr: QueuedRun): void {
+    if (!this.all.delete(qr.key)) return;
+    const n = this.queuedOf(qr.runtimeKey) - 1;
+    if (n > 0) this.perRuntime.set(qr.runtimeKey, n);
+    else this.perRuntime.delete(qr.runtimeKey);
+  }
+
   seq(): number {
     return this.nextSeq++;
   }
@@ -110,7 +129,7 @@ export class SchedulingQueue implements GroupIndex {
     // A creation time ahead of this clock (skew) counts as now.
     qr.sinceMs = Number.isFinite(qr.sinceMs) ? Math.min(qr.sinceMs, now) : now;
     qr.rank = qr.priority * this.agingMs - qr.sinceMs;
-    this.all.set(qr.key, qr);
+    this.keep(qr);
     if (qr.notBeforeMs > this.clock.now()) this.toBackoff(qr);
     else this.toActive(qr);
   }
@@ -127,7 +146,7 @@ export class SchedulingQueue implements GroupIndex {
     const qr = this.all.get(key);
     if (!qr) return undefined;
     this.detach(qr);
-    this.all.delete(key);
+    this.drop(qr);
     qr.state = "out";
     return qr;
   }
@@ -137,7 +156,7 @@ export class SchedulingQueue implements GroupIndex {
     const qr = this.active.pop();
     if (!qr) return undefined;
     this.promised.release(qr);
-    this.all.delete(qr.key);
+    this.drop(qr);
     qr.state = "out";
     return qr;
   }
@@ -167,7 +186,7 @@ export class SchedulingQueue implements GroupIndex {
       message: status.message,
       sinceMs: same ? (qr.waiting?.sinceMs ?? now) : now,
     };
-    this.all.set(qr.key, qr);
+    this.keep(qr);
     qr.state = "parked";
     let pool = this.parked.get(qr.runtimeKey);
     if (!pool) {
@@ -182,7 +201,7 @@ export class SchedulingQueue implements GroupIndex {
   retryAt(qr: QueuedRun, notBeforeMs: number): void {
     if (qr.state !== "out") this.detach(qr);
     qr.notBeforeMs = notBeforeMs;
-    this.all.set(qr.key, qr);
+    this.keep(qr);
     this.toBackoff(qr);
   }
 

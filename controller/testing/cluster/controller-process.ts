@@ -6,6 +6,7 @@
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseOptions } from "../../options.ts";
 
 const REPO = resolve(import.meta.dir, "../../..");
 
@@ -13,6 +14,18 @@ export const TEST_RUNTIMED_FLAGS = [
   "--runtimed-image=ghcr.io/kruntimes/runtimed:test",
   "--runtimed-command=bun,controller/testing/heartbeat.ts",
 ];
+
+/**
+ * The waiting-reason delays as installed, for benchmarks: startController shortens them (tests wait
+ * for the reasons), but their writes are part of what a burst costs. Pass in `flags` (later wins).
+ */
+export function installedWaitingReasonFlags(): string[] {
+  const d = parseOptions([], {});
+  return [
+    `--waiting-reason-delay=${d.waitingReasonDelayMs}ms`,
+    `--capacity-wait-reason-delay=${d.capacityWaitReasonDelayMs}ms`,
+  ];
+}
 
 export interface ControllerProcess {
   readonly pid: number;
