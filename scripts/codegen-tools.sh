@@ -11,6 +11,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=../test/localcluster/build/versions.env
 source "$root/test/localcluster/build/versions.env"
+# shellcheck source=lib/cache-fill.sh
+source "$root/scripts/lib/cache-fill.sh"
 cache="${KRT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kruntimes}"
 
 bash "$root/test/localcluster/build/build-binaries.sh" codegen >&2
@@ -18,13 +20,13 @@ gobin="$cache/bin/codegen-$PROTOC_GEN_GO_VERSION-connect-$CONNECT_GO_VERSION"
 
 req="$root/scripts/codegen-requirements.txt"
 venv="$cache/venv/codegen-$(sha256sum "$req" | cut -c1-12)"
-if [[ ! -f $venv/.complete ]]; then
-  echo "[codegen] creating $venv from scripts/codegen-requirements.txt" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" >&2
-  printf '#!/bin/sh\nexec "%s/bin/python" -m grpc_tools.protoc "$@"\n' "$venv" >"$venv/bin/protoc"
-  chmod +x "$venv/bin/protoc"
-  touch "$venv/.complete"
-fi
+# make_venv <venv>: run by cache_fill under its lock, so concurrent generators share one venv.
+make_venv() {
+  echo "[codegen] creating $1 from scripts/codegen-requirements.txt" >&2
+  python3 -m venv "$1" \
+    && "$1/bin/pip" install --quiet --disable-pip-version-check -r "$req" >&2 \
+    && printf '#!/bin/sh\nexec "%s/bin/python" -m grpc_tools.protoc "$@"\n' "$1" >"$1/bin/protoc" \
+    && chmod +x "$1/bin/protoc"
+}
+cache_fill "$venv" make_venv
 echo "$gobin:$venv/bin"

@@ -63,22 +63,8 @@ helm="${KRT_ASSETS:-$cache/bin/helm-$HELM_VERSION}/helm"
 cosign="$cache/bin/cosign-$COSIGN_VERSION/cosign"
 syft="$cache/bin/syft-$SYFT_VERSION/syft"
 
-# bun_package <os> <arch>: the directory of the @oven/bun-<os>-<arch> npm package of this Bun
-# version (bin/bun, package.json), fetched with npm (which checks the registry's integrity hash)
-# into the cache once. bun build --compile-executable-path then uses it instead of downloading.
-bun_package() {
-  local npm_arch=$2
-  [[ $npm_arch == amd64 ]] && npm_arch=x64
-  [[ $npm_arch == arm64 ]] && npm_arch=aarch64
-  local name="@oven/bun-$1-$npm_arch" dir="$cache/bin/bun-$1-$2-$bun_version"
-  if [[ ! -f $dir/.complete ]]; then
-    rm -rf "$dir" "$dir.tmp" && mkdir -p "$dir.tmp"
-    (cd "$dir.tmp" && npm pack --silent "$name@$bun_version" >/dev/null && tar -xzf ./*.tgz --strip-components=1 && rm ./*.tgz)
-    [[ -x $dir.tmp/bin/bun ]] || die "$name@$bun_version has no bin/bun"
-    mv "$dir.tmp" "$dir" && touch "$dir/.complete"
-  fi
-  echo "$dir"
-}
+# bun_package <os> <arch>: the cached @oven/bun-<os>-<arch> package of this Bun (scripts/lib).
+bun_package() { bash scripts/lib/bun-package.sh "$1" "$2" || die "could not fetch the Bun $bun_version package for $1/$2"; }
 
 # compile <name> <os> <arch> <entry> [extra bun flags...]: one binary, and the bundle's metafile
 # (its inputs, for the SBOM) in $work/meta/<name>.json.

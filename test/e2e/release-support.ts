@@ -5,10 +5,11 @@
  * Also: the path of the cached cosign, and a CycloneDX validator (the CycloneDX project's Python library with
  * its JSON schemas, in a venv cached by version).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cacheDir, readVersions } from "../localcluster/binaries.ts";
+import { fillVenv } from "../support/cache-fill.ts";
 import { runProcess } from "../support/process.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
@@ -120,15 +121,7 @@ function cyclonedxPython(): Promise<string> {
   validator ??= (async () => {
     const venv = join(cacheDir(process.env), "venv", `cyclonedx-${CYCLONEDX_LIB.split("==")[1]}`);
     const py = join(venv, "bin", "python");
-    if (!existsSync(join(venv, ".complete"))) {
-      rmSync(venv, { recursive: true, force: true });
-      await must(["python3", "-m", "venv", venv], process.env);
-      await must(
-        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", CYCLONEDX_LIB],
-        process.env,
-      );
-      writeFileSync(join(venv, ".complete"), "");
-    }
+    await fillVenv(venv, [[CYCLONEDX_LIB]]);
     return py;
   })();
   return validator;

@@ -1,40 +1,47 @@
 /**
  * The Python SDK's venv for the suites that run Python (sdk-python, examples):
- * ~/.cache/kruntimes/venv/sdk-python-<hash of sdk/python/requirements-test.txt>, pip from PyPI
- * once per pin set; the package itself is installed fresh from ./sdk/python on every call, without
- * its dependencies and without build isolation.
+ * ~/.cache/kruntimes/venv/sdk-python-<hash>, where the hash covers the pins of
+ * sdk/python/requirements-test.txt and the SDK's sources. The pins come from PyPI and the package
+ * is installed from ./sdk/python (non-editable, without build isolation) in the same fill, so a
+ * venv never changes once complete: two suites at once share it without one reinstalling the SDK
+ * under the other's running Python. Editing the SDK gives a new venv.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
-import { runProcess } from "../support/process.ts";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { cacheDir } from "../localcluster/binaries.ts";
+import { fillVenv } from "../support/cache-fill.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const SDK = join(ROOT, "sdk", "python");
 
+/** The files a non-editable install copies: pyproject, README and src/ (not tests/). */
+function sdkSourceHash(): string {
+  const h = createHash("sha256");
+  const files = ["pyproject.toml", "README.md", "requirements-test.txt"];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== "__pycache__" && !e.name.endsWith(".egg-info")) walk(p);
+      } else files.push(relative(SDK, p));
+    }
+  };
+  walk(join(SDK, "src"));
+  for (const f of files.sort())
+    h.update(f)
+      .update("\0")
+      .update(readFileSync(join(SDK, f)))
+      .update("\0");
+  return h.digest("hex").slice(0, 12);
+}
+
 /** The venv's python, with the pinned dependencies and the SDK as it is in the tree. */
 export async function pythonWithSdk(): Promise<string> {
-  const pins = readFileSync(join(SDK, "requirements-test.txt"));
-  const hash = createHash("sha256").update(pins).digest("hex").slice(0, 12);
-  const cache =
-    process.env.KRT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "kruntimes");
-  const venv = join(cache, "venv", `sdk-python-${hash}`);
-  const py = join(venv, "bin", "python");
-  const run = async (cmd: string[]) => {
-    const r = await runProcess(cmd, {
-      cwd: ROOT,
-      env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: "1" },
-    });
-    if (r.code !== 0) throw new Error(`${cmd.join(" ")} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
-  };
-  if (!existsSync(join(venv, ".complete"))) {
-    rmSync(venv, { recursive: true, force: true });
-    mkdirSync(join(cache, "venv"), { recursive: true });
-    await run(["python3", "-m", "venv", venv]);
-    await run([py, "-m", "pip", "install", "--quiet", "-r", join(SDK, "requirements-test.txt")]);
-    writeFileSync(join(venv, ".complete"), "");
-  }
-  await run([py, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", SDK]);
-  return py;
+  const venv = join(cacheDir(process.env), "venv", `sdk-python-${sdkSourceHash()}`);
+  await fillVenv(venv, [
+    ["-r", join(SDK, "requirements-test.txt")],
+    ["--no-deps", "--no-build-isolation", "--no-index", SDK],
+  ]);
+  return join(venv, "bin", "python");
 }

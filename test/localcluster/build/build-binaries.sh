@@ -7,6 +7,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=versions.env
 source "$here/versions.env"
+# shellcheck source=../../../scripts/lib/cache-fill.sh
+source "$here/../../../scripts/lib/cache-fill.sh"
 cache="${KRT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kruntimes}"
 export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
 export CGO_ENABLED=0
@@ -24,22 +26,31 @@ fi
 
 log() { printf '[build %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# build_group <name> <version> <module-setup-fn> <packages...>
+# build_group <name> <version> <module-setup-fn> <packages...>: the binaries into
+# $cache/bin/<name>-<version>, once; a concurrent build of the same group waits for this one
+# (cache_fill holds a lock) and reuses it.
 build_group() {
-  local name=$1 version=$2 setup=$3; shift 3
+  local name=$1 version=$2
   local out="$cache/bin/$name-$version"
   if [[ -f "$out/.complete" ]]; then log "$name $version cached in $out"; return; fi
+  cache_fill "$out" build_into "$@"
+}
+
+# build_into <name> <version> <setup-fn> <packages...> <out>: each step checks its own status
+# (see scripts/lib/cache-fill.sh on why -e cannot be relied on here).
+build_into() {
+  local name=$1 version=$2 setup=$3 out=${!#}
+  local pkgs=("${@:4:$#-4}")
   local mod="$cache/src/$name-$version"
-  rm -rf "$mod" "$out.tmp"; mkdir -p "$mod" "$out.tmp"
+  rm -rf "$mod" && mkdir -p "$mod" "$out" || return 1
   log "$name $version: preparing helper module in $mod"
-  "$setup" "$mod" "$version"
-  log "$name $version: go build $* (first build takes a while on 2 cores)"
+  "$setup" "$mod" "$version" || return 1
+  log "$name $version: go build ${pkgs[*]} (first build takes a while on 2 cores)"
   local start=$SECONDS
-  (cd "$mod" && go build -ldflags "-s -w $(ldflags_for "$name" "$version")" -o "$out.tmp/" "$@")
+  (cd "$mod" && go build -ldflags "-s -w $(ldflags_for "$name" "$version")" -o "$out/" "${pkgs[@]}") || return 1
   log "$name $version: built in $((SECONDS - start))s"
   # A module-root main package is named after its last path element ("v3" -> "server").
-  if [[ $name == etcd ]]; then mv "$out.tmp/server" "$out.tmp/etcd"; fi
-  rm -rf "$out"; mv "$out.tmp" "$out"; touch "$out/.complete"
+  if [[ $name == etcd ]]; then mv "$out/server" "$out/etcd" || return 1; fi
 }
 
 ldflags_for() {
